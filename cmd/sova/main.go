@@ -1,0 +1,22 @@
+// Command sova is a self-hosted AI search and research server.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	_ "time/tzdata" // time zones for "current date" in the person's zone, on any host
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRoot().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sova:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sova-ai/sova/internal/app"
+	"github.com/sova-ai/sova/internal/server"
+)
+
+func newServe() *cobra.Command {
+	var addr string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the HTTP server (API and OpenAI-compatible endpoint)",
+		Long: `Run the HTTP server. It listens on SOVA_ADDR (default 127.0.0.1:8080).
+
+There is no authentication yet, so the default address accepts connections
+from this machine only. To expose Sova on a network, put it behind a proxy
+that authenticates, and set SOVA_ADDR=0.0.0.0:8080.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig()
+			if err != nil {
+				return err
+			}
+			if addr != "" {
+				cfg.Addr = addr
+			}
+			logger := newLogger(os.Stderr, cfg.LogLevel)
+			ctx := cmd.Context()
+			a, err := app.New(ctx, cfg, logger)
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{
+				Handler: server.New(server.Options{
+					Service: a.Service, Store: a.Store, Logger: logger,
+					MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: versionString(),
+				}),
+				ReadHeaderTimeout: 10 * time.Second,
+				ReadTimeout:       30 * time.Second,
+				IdleTimeout:       2 * time.Minute,
+				// No WriteTimeout: answers stream for as long as a run may
+				// take, and SOVA_RUN_TIMEOUT bounds that.
+			}
+			ln, err := net.Listen("tcp", cfg.Addr)
+			if err != nil {
+				_ = a.Close(context.Background())
+				return fmt.Errorf("listening on %s: %w", cfg.Addr, err)
+			}
+			if host, _, _ := net.SplitHostPort(cfg.Addr); host == "127.0.0.1" || host == "localhost" || host == "::1" {
+				logger.Info("listening on this machine only; set SOVA_ADDR=0.0.0.0:8080 to expose it (there is no authentication yet)", "addr", "http://"+ln.Addr().String())
+			} else {
+				logger.Warn("listening on all interfaces without authentication", "addr", ln.Addr().String())
+			}
+			logger.Info("sova ready", "version", versionString(), "model", cfg.Model, "fast_model", cfg.FastModel,
+				"search", cfg.SearchProvider, "data_dir", cfg.DataDir)
+
+			errc := make(chan error, 1)
+			go func() { errc <- srv.Serve(ln) }()
+			select {
+			case err := <-errc:
+				_ = a.Close(context.Background())
+				return err
+			case <-ctx.Done():
+			}
+			logger.Info("shutting down: waiting for running answers to finish")
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			err = srv.Shutdown(sctx)
+			if errors.Is(err, context.DeadlineExceeded) {
+				_ = srv.Close() // runs still going are cancelled and keep what streamed
+			}
+			<-errc
+			return a.Close(sctx)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "", "listen address (overrides SOVA_ADDR)")
+	return cmd
+}

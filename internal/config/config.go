@@ -1,0 +1,159 @@
+// Package config reads Sova's settings from SOVA_* environment variables
+// (and the conventional provider names such as OPENAI_API_KEY), with the
+// defaults the seed documents give. docs/configuration.md lists every one.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Config is every setting Sova reads at start-up.
+type Config struct {
+	Addr        string `env:"SOVA_ADDR" envDefault:"127.0.0.1:8080"`
+	DataDir     string `env:"SOVA_DATA_DIR"`
+	DatabaseURL string `env:"SOVA_DATABASE_URL"`
+	RedisURL    string `env:"SOVA_REDIS_URL"`
+	LogLevel    string `env:"SOVA_LOG_LEVEL" envDefault:"info"`
+
+	// Model endpoint.
+	LLMBaseURL           string        `env:"SOVA_LLM_BASE_URL"`
+	LLMAPIKey            string        `env:"SOVA_LLM_API_KEY"`
+	OpenAIAPIKey         string        `env:"OPENAI_API_KEY"`
+	OpenAIBaseURL        string        `env:"OPENAI_BASE_URL"`
+	Model                string        `env:"SOVA_MODEL" envDefault:"gpt-4o-mini"`
+	FastModel            string        `env:"SOVA_FAST_MODEL"`
+	FallbackModel        string        `env:"SOVA_FALLBACK_MODEL"`
+	LLMTimeout           time.Duration `env:"SOVA_LLM_TIMEOUT" envDefault:"60s"`
+	LLMMaxRetries        int           `env:"SOVA_LLM_MAX_RETRIES" envDefault:"5"`
+	StructuredRetries    int           `env:"SOVA_MAX_STRUCTURED_OUTPUT_RETRIES" envDefault:"3"`
+	ChatMaxTokens        int           `env:"SOVA_CHAT_MAX_TOKENS" envDefault:"16384"`
+	ChatHistoryLimit     int           `env:"SOVA_CHAT_HISTORY_LIMIT" envDefault:"10"`
+	ChatTemperature      float64       `env:"SOVA_TEMPERATURE" envDefault:"0.3"`
+	RunTimeout           time.Duration `env:"SOVA_RUN_TIMEOUT" envDefault:"5m"`
+	MaxRequestBodyBytes  int64         `env:"SOVA_MAX_BODY_BYTES" envDefault:"1048576"`
+	MaxQuestionChars     int           `env:"SOVA_MAX_QUESTION_CHARS" envDefault:"20000"`
+	TitleGenerationOff   bool          `env:"SOVA_DISABLE_TITLES"`
+	SearchProvider       string        `env:"SOVA_SEARCH_PROVIDER" envDefault:"searxng"`
+	SearchFallback       []string      `env:"SOVA_SEARCH_FALLBACK" envSeparator:","`
+	SearXNGURL           string        `env:"SOVA_SEARXNG_URL"`
+	TavilyAPIKey         string        `env:"TAVILY_API_KEY"`
+	TavilyURL            string        `env:"SOVA_TAVILY_URL" envDefault:"https://api.tavily.com"`
+	SearchTimeout        time.Duration `env:"SOVA_SEARCH_TIMEOUT" envDefault:"30s"`
+	SearchConcurrency    int           `env:"SOVA_SEARCH_CONCURRENCY" envDefault:"4"`
+	BlockedDomains       []string      `env:"SOVA_SEARCH_BLOCKED_DOMAINS" envSeparator:","`
+	BlockedKeywords      []string      `env:"SOVA_SEARCH_BLOCKED_KEYWORDS" envSeparator:","`
+	DeepSearchQueries    int           `env:"SOVA_DEEP_SEARCH_QUERIES" envDefault:"3"`
+	SpeedMaxIterations   int           `env:"SOVA_SPEED_MAX_ITERATIONS" envDefault:"2"`
+	BalancedIterations   int           `env:"SOVA_BALANCED_MAX_ITERATIONS" envDefault:"6"`
+	DeepSearchMaxResults int           `env:"SOVA_DEEP_SEARCH_MAX_RESULTS" envDefault:"8"`
+	RerankTopK           int           `env:"SOVA_DEEP_SEARCH_RERANK_TOP_K" envDefault:"6"`
+	ScrapeTopN           int           `env:"SOVA_DEEP_SEARCH_SCRAPE_TOP_N" envDefault:"4"`
+
+	// Fetcher.
+	FetchAllowHosts   []string      `env:"SOVA_FETCH_ALLOW_HOSTS" envSeparator:","`
+	FetchMaxBytes     int64         `env:"SOVA_FETCH_MAX_BYTES" envDefault:"5242880"`
+	FetchTimeout      time.Duration `env:"SOVA_FETCH_TIMEOUT" envDefault:"20s"`
+	FetchMaxRedirects int           `env:"SOVA_FETCH_MAX_REDIRECTS" envDefault:"5"`
+	ContentMaxChars   int           `env:"SOVA_CONTENT_MAX_CHARS" envDefault:"3000"`
+}
+
+// DefaultOpenAIURL is used when no endpoint is configured.
+const DefaultOpenAIURL = "https://api.openai.com/v1"
+
+// Load reads the process environment.
+func Load() (*Config, error) { return FromEnv(envMap(os.Environ())) }
+
+// FromEnv reads settings from the given variables only (tests use this so
+// the process environment cannot leak in).
+func FromEnv(vars map[string]string) (*Config, error) {
+	cfg, err := env.ParseAsWithOptions[Config](env.Options{Environment: vars})
+	if err != nil {
+		return nil, fmt.Errorf("reading configuration: %w", err)
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = defaultDataDir(vars)
+	}
+	if cfg.LLMAPIKey == "" {
+		cfg.LLMAPIKey = cfg.OpenAIAPIKey
+	}
+	if cfg.LLMBaseURL == "" {
+		cfg.LLMBaseURL = cfg.OpenAIBaseURL
+	}
+	if cfg.LLMBaseURL == "" {
+		cfg.LLMBaseURL = DefaultOpenAIURL
+	}
+	if cfg.FastModel == "" {
+		cfg.FastModel = cfg.Model
+	}
+	cfg.SearchProvider = strings.ToLower(strings.TrimSpace(cfg.SearchProvider))
+	cfg.SearchFallback = trimAll(cfg.SearchFallback)
+	cfg.BlockedDomains = trimAll(cfg.BlockedDomains)
+	cfg.BlockedKeywords = trimAll(cfg.BlockedKeywords)
+	cfg.FetchAllowHosts = trimAll(cfg.FetchAllowHosts)
+	return &cfg, cfg.validate()
+}
+
+func (c *Config) validate() error {
+	var errs []error
+	positive := map[string]int{
+		"SOVA_DEEP_SEARCH_QUERIES":      c.DeepSearchQueries,
+		"SOVA_SPEED_MAX_ITERATIONS":     c.SpeedMaxIterations,
+		"SOVA_BALANCED_MAX_ITERATIONS":  c.BalancedIterations,
+		"SOVA_DEEP_SEARCH_MAX_RESULTS":  c.DeepSearchMaxResults,
+		"SOVA_DEEP_SEARCH_RERANK_TOP_K": c.RerankTopK,
+		"SOVA_DEEP_SEARCH_SCRAPE_TOP_N": c.ScrapeTopN,
+		"SOVA_SEARCH_CONCURRENCY":       c.SearchConcurrency,
+		"SOVA_CHAT_HISTORY_LIMIT":       c.ChatHistoryLimit,
+		"SOVA_CONTENT_MAX_CHARS":        c.ContentMaxChars,
+		"SOVA_MAX_QUESTION_CHARS":       c.MaxQuestionChars,
+	}
+	for name, v := range positive {
+		if v < 1 {
+			errs = append(errs, fmt.Errorf("%s must be at least 1, got %d", name, v))
+		}
+	}
+	if c.LLMMaxRetries < 0 || c.StructuredRetries < 0 {
+		errs = append(errs, errors.New("SOVA_LLM_MAX_RETRIES and SOVA_MAX_STRUCTURED_OUTPUT_RETRIES must not be negative"))
+	}
+	if c.MaxRequestBodyBytes < 1024 {
+		errs = append(errs, fmt.Errorf("SOVA_MAX_BODY_BYTES must be at least 1024, got %d", c.MaxRequestBodyBytes))
+	}
+	return errors.Join(errs...)
+}
+
+func defaultDataDir(vars map[string]string) string {
+	if d := vars["XDG_DATA_HOME"]; d != "" {
+		return filepath.Join(d, "sova")
+	}
+	if h := vars["HOME"]; h != "" {
+		return filepath.Join(h, ".local", "share", "sova")
+	}
+	return "sova-data"
+}
+
+func trimAll(in []string) []string {
+	out := in[:0]
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func envMap(environ []string) map[string]string {
+	m := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}

@@ -1,0 +1,179 @@
+// Package event defines the typed progress events a run emits and the
+// encoders that turn them into wire formats (AI SDK UI message stream,
+// OpenAI chat.completion.chunk, NDJSON, terminal). Modes emit events through
+// a Sink and never write to a socket.
+package event
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Type names one kind of event.
+type Type string
+
+const (
+	TypeStart     Type = "start"      // a run began; Start is set
+	TypeStatus    Type = "status"     // a stage of the pipeline; Status is set
+	TypeQuery     Type = "query"      // a search query started/completed/failed; Query is set
+	TypeSource    Type = "source"     // a source became known (search result or cited page); Source is set
+	TypePage      Type = "page"       // a page is being read / was read / failed; Page is set
+	TypeTextDelta Type = "text-delta" // a piece of the answer text; Text is set
+	TypeUsage     Type = "usage"      // token usage so far; Usage is set
+	TypeData      Type = "data"       // mode-specific structured progress; Data is set
+	TypeError     Type = "error"      // the run failed; Error is set
+	TypeFinish    Type = "finish"     // the run ended; Finish is set
+)
+
+// Event is one progress event of a run. Exactly the payload field that
+// matches Type is set. Events are JSON-serialisable so that they can be
+// written as NDJSON and kept in a run's event log.
+type Event struct {
+	Type   Type      `json:"type"`
+	Time   time.Time `json:"time"`
+	Start  *Start    `json:"start,omitempty"`
+	Status *Status   `json:"status,omitempty"`
+	Query  *Query    `json:"query,omitempty"`
+	Source *Source   `json:"source,omitempty"`
+	Page   *Page     `json:"page,omitempty"`
+	Text   string    `json:"text,omitempty"`
+	Usage  *Usage    `json:"usage,omitempty"`
+	Data   *Data     `json:"data,omitempty"`
+	Error  *Error    `json:"error,omitempty"`
+	Finish *Finish   `json:"finish,omitempty"`
+}
+
+// Start opens a run.
+type Start struct {
+	RunID     string `json:"runId"`
+	ChatID    string `json:"chatId,omitempty"`
+	MessageID string `json:"messageId,omitempty"`
+	Mode      string `json:"mode"`
+	Model     string `json:"model,omitempty"`
+}
+
+// Status reports the pipeline stage. Stage is a stable machine-readable
+// identifier ("rewrite", "search", "rerank", "read", "synthesize", ...);
+// Message is for people; Detail carries stage-specific values (for
+// "rewrite" the rewritten query).
+type Status struct {
+	Stage   string `json:"stage"`
+	Message string `json:"message"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Query status values, as in seed 000 §5.2 data-query_completion.
+const (
+	QueryStarted   = "started"
+	QueryCompleted = "completed"
+	QueryError     = "error"
+)
+
+// Query is the data-query_completion payload of seed 000 §5.2, plus the
+// search iteration it belongs to.
+type Query struct {
+	Query        string `json:"query"`
+	Index        int    `json:"index"`
+	Total        int    `json:"total"`
+	Status       string `json:"status"`
+	ResultsCount *int   `json:"resultsCount,omitempty"`
+	ImagesCount  *int   `json:"imagesCount,omitempty"`
+	Error        string `json:"error,omitempty"`
+	Iteration    int    `json:"iteration,omitempty"`
+	Provider     string `json:"provider,omitempty"`
+}
+
+// Source kinds.
+const (
+	SourceWeb      = "web"
+	SourceDocument = "document"
+)
+
+// Source is something an answer can cite. Number is the citation number
+// ([n]) once the source is cited; 0 while it is only a candidate.
+type Source struct {
+	Number    int    `json:"number,omitempty"`
+	URL       string `json:"url"`
+	Title     string `json:"title,omitempty"`
+	Snippet   string `json:"snippet,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	Published string `json:"published,omitempty"`
+	Favicon   string `json:"favicon,omitempty"`
+}
+
+// Page states.
+const (
+	PageReading = "reading"
+	PageRead    = "read"
+	PageFailed  = "failed"
+)
+
+// Page reports reading one page.
+type Page struct {
+	URL   string `json:"url"`
+	Title string `json:"title,omitempty"`
+	State string `json:"state"`
+	Chars int    `json:"chars,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Usage is token usage.
+type Usage struct {
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+	TotalTokens  int `json:"totalTokens"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.InputTokens + o.InputTokens, u.OutputTokens + o.OutputTokens, u.TotalTokens + o.TotalTokens}
+}
+
+// Data is mode-specific progress. Name becomes the UI stream part type
+// "data-<Name>"; Value must marshal to JSON. Transient data is shown live
+// but not kept in the message.
+type Data struct {
+	Name      string          `json:"name"`
+	ID        string          `json:"id,omitempty"`
+	Value     json.RawMessage `json:"value"`
+	Transient bool            `json:"transient,omitempty"`
+}
+
+// Error ends a run unsuccessfully.
+type Error struct {
+	Message string `json:"message"`
+	Code    string `json:"code,omitempty"`
+}
+
+// Finish reasons.
+const (
+	FinishStop      = "stop"
+	FinishLength    = "length"
+	FinishError     = "error"
+	FinishCancelled = "cancelled"
+)
+
+// Finish closes a run. Sources are the cited sources, numbered as in the
+// answer text.
+type Finish struct {
+	Reason  string   `json:"reason"`
+	Sources []Source `json:"sources,omitempty"`
+	Usage   Usage    `json:"usage"`
+	Model   string   `json:"model,omitempty"`
+}
+
+// Sink receives a run's events. Emit must be safe for concurrent use:
+// parallel search and scraping emit from several goroutines.
+type Sink interface {
+	Emit(Event)
+}
+
+// SinkFunc adapts a function to a Sink. The function must be safe for
+// concurrent use.
+type SinkFunc func(Event)
+
+// Emit calls f(e).
+func (f SinkFunc) Emit(e Event) { f(e) }
+
+// Discard is a Sink that drops every event.
+var Discard Sink = SinkFunc(func(Event) {})

@@ -1,0 +1,278 @@
+package event
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// ANSI styles. Only used when colour is on.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+)
+
+// Terminal renders a run's progress for people, one line per step, meant
+// for stderr while the answer goes to stdout. It never prints answer text
+// or sources (the caller prints those). Lines are only appended, never
+// rewritten, so the output stays readable when piped into a log.
+//
+//	→ Rewritten query: "go generics tutorial"
+//	  ⟳ [2/3] "go generics"
+//	  ✓ [2/3] "go generics" — 8 results
+//	  ✗ [3/3] "golang generics" — searxng: timeout
+//	  ⟳ reading https://go.dev/doc/tutorial/generics
+//	  ✓ read https://go.dev/doc/tutorial/generics — 12,345 chars
+//	✓ Done in 4.2s · 3,456 tokens (3,000 in, 456 out)
+type Terminal struct {
+	mu         sync.Mutex
+	w          io.Writer
+	color      bool
+	start      time.Time
+	usage      Usage
+	iterations int // distinct search iterations seen
+	iteration  int // the iteration of the last query event
+	closed     bool
+}
+
+// NewTerminal returns a progress renderer writing to w; color turns on ANSI
+// colours (callers decide, e.g. from isatty and NO_COLOR).
+func NewTerminal(w io.Writer, color bool) *Terminal {
+	return &Terminal{w: w, color: color}
+}
+
+// Emit renders one event; events that concern no person (text, sources,
+// mode data) print nothing. Safe for concurrent use.
+func (t *Terminal) Emit(e Event) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return ErrClosed
+	}
+	var b bytes.Buffer
+	t.render(&b, e)
+	if b.Len() == 0 {
+		return nil
+	}
+	_, err := t.w.Write(b.Bytes())
+	return err
+}
+
+// Close marks the renderer closed; it owns nothing to release.
+func (t *Terminal) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closed = true
+	return nil
+}
+
+var _ Encoder = (*Terminal)(nil)
+
+func (t *Terminal) style(code, s string) string {
+	if !t.color || s == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+func (t *Terminal) render(b *bytes.Buffer, e Event) {
+	line := func(parts ...string) {
+		for _, p := range parts {
+			b.WriteString(p)
+		}
+		b.WriteByte('\n')
+	}
+	switch e.Type {
+	case TypeStart:
+		if e.Start == nil {
+			return
+		}
+		t.start = e.Time
+		desc := e.Start.Mode
+		if e.Start.Model != "" {
+			desc += " · " + e.Start.Model
+		}
+		if desc != "" {
+			line(t.style(ansiDim, "● "+desc))
+		}
+
+	case TypeStatus:
+		st := e.Status
+		if st == nil {
+			return
+		}
+		msg := st.Message
+		if msg == "" {
+			msg = st.Stage
+		}
+		switch {
+		case st.Stage == "rewrite" && st.Detail != "":
+			line(t.style(ansiCyan, "→ "), "Rewritten query: ", quote(clip(st.Detail, 200)))
+		case st.Detail != "":
+			line(t.style(ansiCyan, "→ "), t.style(ansiBold, msg), t.style(ansiDim, ": "+clip(st.Detail, 200)))
+		default:
+			line(t.style(ansiCyan, "→ "), t.style(ansiBold, msg))
+		}
+
+	case TypeQuery:
+		q := e.Query
+		if q == nil {
+			return
+		}
+		if t.iterations == 0 || q.Iteration != t.iteration {
+			t.iterations++
+			t.iteration = q.Iteration
+			if t.iterations > 1 {
+				line(t.style(ansiDim, "  · iteration "+strconv.Itoa(t.iterations)))
+			}
+		}
+		head := "[" + strconv.Itoa(q.Index+1) + "/" + strconv.Itoa(q.Total) + "] " + quote(clip(q.Query, 120))
+		switch q.Status {
+		case QueryStarted:
+			line(t.style(ansiDim, "  ⟳ "+head))
+		case QueryCompleted:
+			tail := " — " + plural(derefInt(q.ResultsCount), "result")
+			if n := derefInt(q.ImagesCount); n > 0 {
+				tail += ", " + plural(n, "image")
+			}
+			if q.Provider != "" {
+				tail += " (" + q.Provider + ")"
+			}
+			line(t.style(ansiGreen, "  ✓ "), head, t.style(ansiDim, tail))
+		case QueryError:
+			why := q.Error
+			if why == "" {
+				why = "failed"
+			}
+			if q.Provider != "" {
+				why = q.Provider + ": " + why
+			}
+			line(t.style(ansiRed, "  ✗ "), head, t.style(ansiRed, " — "+clip(why, 200)))
+		}
+
+	case TypePage:
+		p := e.Page
+		if p == nil {
+			return
+		}
+		u := clip(p.URL, 100)
+		switch p.State {
+		case PageReading:
+			line(t.style(ansiDim, "  ⟳ reading "+u))
+		case PageRead:
+			line(t.style(ansiGreen, "  ✓ "), "read ", u, t.style(ansiDim, " — "+thousands(p.Chars)+" chars"))
+		case PageFailed:
+			why := p.Error
+			if why == "" {
+				why = "failed"
+			}
+			line(t.style(ansiRed, "  ✗ "), "failed ", u, t.style(ansiRed, " — "+clip(why, 200)))
+		}
+
+	case TypeUsage:
+		if e.Usage != nil {
+			t.usage = *e.Usage
+		}
+
+	case TypeError:
+		if e.Error == nil {
+			return
+		}
+		msg := e.Error.Message
+		if e.Error.Code != "" {
+			msg += " [" + e.Error.Code + "]"
+		}
+		line(t.style(ansiRed, "✗ Error: "+msg))
+
+	case TypeFinish:
+		f := e.Finish
+		if f == nil {
+			return
+		}
+		usage := f.Usage
+		if usage == (Usage{}) {
+			usage = t.usage
+		}
+		var took string
+		if !t.start.IsZero() && !e.Time.IsZero() && !e.Time.Before(t.start) {
+			took = e.Time.Sub(t.start).Round(100 * time.Millisecond).String()
+		}
+		var head string
+		switch f.Reason {
+		case FinishLength:
+			head = t.style(ansiYellow, "⚠ Stopped at the length limit")
+		case FinishCancelled:
+			head = t.style(ansiYellow, "⚠ Cancelled")
+		case FinishError:
+			head = t.style(ansiRed, "✗ Failed")
+		default:
+			head = t.style(ansiGreen, "✓ Done")
+		}
+		if took != "" {
+			head += " in " + took
+		}
+		if u := usage.withTotal(); u.TotalTokens > 0 {
+			head += t.style(ansiDim, " · "+thousands(u.TotalTokens)+" tokens ("+
+				thousands(u.InputTokens)+" in, "+thousands(u.OutputTokens)+" out)")
+		}
+		line(head)
+	}
+}
+
+// quote wraps s in double quotes as people write them; Go quoting would
+// escape quotes and show backslashes.
+func quote(s string) string { return "\"" + s + "\"" }
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return thousands(n) + " " + word + "s"
+}
+
+// thousands formats n with comma separators: 12345 → "12,345".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// clip shortens s to at most n runes, ending with "…", and puts it on one
+// line so that a stray newline cannot break the layout.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

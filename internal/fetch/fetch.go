@@ -1,0 +1,445 @@
+// Package fetch downloads web pages found by search and turns them into
+// trimmed Markdown for the model to read.
+//
+// # Address guard
+//
+// Search results are chosen by strangers, so every connection goes through
+// a guard against server-side request forgery. Only http and https URLs are
+// fetched, and the fetcher refuses to connect to private (RFC 1918,
+// RFC 4193), loopback, link-local, unspecified, multicast, carrier-grade NAT
+// (100.64.0.0/10), 0.0.0.0/8, reserved and documentation addresses, to
+// IPv6 forms embedding any of those (IPv4-mapped, NAT64, 6to4), and to
+// cloud instance-metadata endpoints (169.254.169.254, fd00:ec2::254,
+// metadata.google.internal, ...).
+//
+// The check runs on the address actually being connected to, inside
+// net.Dialer.Control after name resolution, so a host name that resolves
+// (or re-resolves, as in DNS rebinding) to a private address is still
+// refused. URLs are also checked before the first request and before every
+// redirect is followed, so literal private addresses, numeric spellings
+// such as http://2130706433/ and metadata host names are refused without
+// any lookup or connection.
+//
+// Config.AllowHosts (SOVA_FETCH_ALLOW_HOSTS) lifts the guard for chosen
+// hosts: an exact host name ("searx.lan"), a wildcard ("*.corp.lan"), an IP
+// address ("127.0.0.1") or a CIDR range ("10.0.0.0/8"). A host allowed by
+// name may resolve to any address. Metadata addresses are unblocked only by
+// an entry naming exactly that address, never by a wider range.
+//
+// # Proxies
+//
+// Proxy settings from the environment (HTTP_PROXY, HTTPS_PROXY) are
+// ignored on purpose: through a proxy the fetcher connects to the proxy,
+// not to the target, so the dial-time check could not see where a request
+// really goes. A proxy can be set explicitly with Config.Proxy; the
+// connection to it is always allowed, and only the URL-level checks
+// (scheme, literal addresses, metadata names) still apply to targets, so
+// the proxy itself must refuse internal destinations.
+//
+// # Limits
+//
+// Each fetch has an overall timeout covering connection, redirects and the
+// body. Bodies are read up to Config.MaxBytes (after transport
+// decompression); a larger page is not an error: what was read is used and
+// the Page is marked Truncated. The extracted Markdown is trimmed to
+// Config.MaxChars characters at a paragraph, sentence or word boundary.
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Defaults used for zero Config fields.
+const (
+	DefaultMaxBytes     int64 = 5 << 20
+	DefaultTimeout            = 20 * time.Second
+	DefaultMaxRedirects       = 5
+	DefaultMaxChars           = 3000
+	DefaultUserAgent          = "Mozilla/5.0 (compatible; Sova/1.0; +https://github.com/sova-ai/sova)"
+)
+
+// Config configures a Fetcher. The zero value is usable.
+type Config struct {
+	// AllowHosts lists hosts the guard lets through even though they are
+	// private: host names ("searx.lan"), wildcards ("*.corp.lan"), IP
+	// addresses ("127.0.0.1", "::1") or CIDR ranges ("10.0.0.0/8").
+	// Entries that cannot be parsed allow nothing; see Validate.
+	AllowHosts []string
+	// MaxBytes caps how much of a response body is read (default 5 MiB).
+	MaxBytes int64
+	// Timeout bounds a whole fetch, body included (default 20s).
+	Timeout time.Duration
+	// MaxRedirects is how many redirects are followed (default 5; a
+	// negative value follows none).
+	MaxRedirects int
+	// MaxChars is the length, in characters, the Markdown is trimmed to
+	// (default 3000; a negative value disables trimming).
+	MaxChars int
+	// UserAgent is sent with every request (default DefaultUserAgent).
+	UserAgent string
+	// Proxy is an optional proxy URL (http, https or socks5). Empty means
+	// direct connections; the environment is never consulted. See the
+	// package documentation for what the guard can still check through a
+	// proxy.
+	Proxy string
+}
+
+// Validate reports configuration mistakes an operator should fix, such as
+// AllowHosts entries that are neither host names, addresses nor CIDR
+// ranges. New accepts an invalid Config but ignores the bad parts.
+func (c Config) Validate() error {
+	var errs []error
+	for _, e := range c.AllowHosts {
+		if _, _, err := parseAllowEntry(e); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", AllowHostsEnv, err))
+		}
+	}
+	if c.Proxy != "" {
+		if _, err := parseProxy(c.Proxy); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.MaxBytes < 0 {
+		errs = append(errs, fmt.Errorf("fetch max bytes must not be negative, got %d", c.MaxBytes))
+	}
+	if c.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("fetch timeout must not be negative, got %s", c.Timeout))
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxBytes <= 0 {
+		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxRedirects == 0 {
+		c.MaxRedirects = DefaultMaxRedirects
+	} else if c.MaxRedirects < 0 {
+		c.MaxRedirects = 0
+	}
+	if c.MaxChars == 0 {
+		c.MaxChars = DefaultMaxChars
+	}
+	if strings.TrimSpace(c.UserAgent) == "" {
+		c.UserAgent = DefaultUserAgent
+	}
+	return c
+}
+
+func parseProxy(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("fetch proxy %q is not a valid URL: %w", raw, err)
+	}
+	switch u.Scheme {
+	case "http", "https", "socks5", "socks5h":
+	default:
+		return nil, fmt.Errorf("fetch proxy %q: scheme must be http, https or socks5", raw)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("fetch proxy %q has no host", raw)
+	}
+	return u, nil
+}
+
+// Page is a fetched page reduced to its main content.
+type Page struct {
+	URL         string // final URL, after redirects
+	Title       string
+	Markdown    string // main content, trimmed to MaxChars
+	Chars       int    // length of the Markdown in characters before trimming
+	ContentType string // media type, e.g. "text/html"
+	Status      int    // HTTP status code
+	// Truncated is true when Markdown is not the whole content: it was
+	// trimmed to MaxChars, or the body exceeded MaxBytes (or held more
+	// text than the extractors are given) and only its beginning was read.
+	Truncated bool
+	Published string // publication date as YYYY-MM-DD, when found
+	Author    string
+	SiteName  string
+}
+
+// ErrUnsupportedType is matched (errors.Is) when a response is neither
+// HTML nor plain text or Markdown, e.g. a PDF or an image. Use errors.As
+// with *UnsupportedTypeError for the content type.
+var ErrUnsupportedType = errors.New("unsupported content type")
+
+// UnsupportedTypeError reports a response whose content type the fetcher
+// cannot read.
+type UnsupportedTypeError struct {
+	URL         string
+	ContentType string
+}
+
+func (e *UnsupportedTypeError) Error() string {
+	return fmt.Sprintf("%s: content type %q is not supported (only HTML, plain text and Markdown are read)", e.URL, e.ContentType)
+}
+
+// Is makes errors.Is(err, ErrUnsupportedType) true.
+func (e *UnsupportedTypeError) Is(target error) bool { return target == ErrUnsupportedType }
+
+// StatusError reports a response with a status outside 2xx.
+type StatusError struct {
+	URL    string
+	Status int
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s answered HTTP %d %s", e.URL, e.Status, http.StatusText(e.Status))
+}
+
+// ErrTooManyRedirects is matched (errors.Is) when a fetch stops because
+// the redirect limit was reached.
+var ErrTooManyRedirects = errors.New("too many redirects")
+
+// ErrNoContent is matched (errors.Is) when a page has no readable text.
+var ErrNoContent = errors.New("no readable content")
+
+// Fetcher downloads pages through the address guard. It is safe for
+// concurrent use.
+type Fetcher struct {
+	cfg    Config
+	guard  *guard
+	client *http.Client
+
+	// testDialAddr, when set (tests only), rewrites the host:port about to
+	// be dialled, standing in for DNS: the guard still judges the rewritten
+	// address, while name-based allowances use the original host.
+	testDialAddr func(hostport string) string
+}
+
+// New returns a Fetcher for cfg, with defaults filled in.
+func New(cfg Config) *Fetcher {
+	cfg = cfg.withDefaults()
+	f := &Fetcher{cfg: cfg}
+
+	proxyHost := ""
+	var proxy func(*http.Request) (*url.URL, error)
+	if cfg.Proxy != "" {
+		pu, err := parseProxy(cfg.Proxy)
+		if err != nil {
+			// Fail closed: never fall back to direct connections when
+			// the operator asked for a proxy.
+			proxy = func(*http.Request) (*url.URL, error) { return nil, err }
+		} else {
+			proxyHost = pu.Hostname()
+			proxy = http.ProxyURL(pu)
+		}
+	}
+	f.guard = newGuard(cfg.AllowHosts, proxyHost)
+
+	base := &http.Transport{
+		Proxy:                 proxy, // nil: no proxy, environment ignored
+		DialContext:           f.dialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          64,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: cfg.Timeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	f.client = &http.Client{
+		Transport:     &guardedTransport{guard: f.guard, base: base},
+		CheckRedirect: f.checkRedirect,
+		Timeout:       cfg.Timeout,
+	}
+	return f
+}
+
+// Client returns the guarded HTTP client the Fetcher uses, so other
+// packages can make requests under the same address rules, redirect limit
+// and timeout. It must not be modified.
+func (f *Fetcher) Client() *http.Client { return f.client }
+
+func (f *Fetcher) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("fetch: bad dial address %q: %w", addr, err)
+	}
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	if !f.guard.nameAllowed(host) {
+		d.Control = f.guard.control
+	}
+	if f.testDialAddr != nil {
+		addr = f.testDialAddr(addr)
+	}
+	conn, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		var be *BlockedError
+		if errors.As(err, &be) && be.Host == "" {
+			be.Host = host
+		}
+		return nil, err
+	}
+	return conn, nil
+}
+
+func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > f.cfg.MaxRedirects {
+		return fmt.Errorf("more than %d redirects (SOVA_FETCH_MAX_REDIRECTS): %w", f.cfg.MaxRedirects, ErrTooManyRedirects)
+	}
+	if err := f.guard.checkURL(req.URL); err != nil {
+		return fmt.Errorf("redirect to %s: %w", req.URL.Redacted(), err)
+	}
+	return nil
+}
+
+// Fetch downloads rawURL and returns its main content as Markdown.
+//
+// Errors match ErrBlocked when the guard refuses an address,
+// ErrUnsupportedType for content that is not HTML or text,
+// ErrTooManyRedirects, ErrNoContent, and *StatusError for non-2xx answers.
+func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil {
+		return nil, fmt.Errorf("fetch %q: not a valid URL: %w", rawURL, err)
+	}
+	if err := f.guard.checkURL(u); err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+	}
+
+	fctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+	defer cancel()
+
+	req, err := http.NewRequestWithContext(fctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: building request: %w", u.Redacted(), err)
+	}
+	req.Header.Set("User-Agent", f.cfg.UserAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.5")
+
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return nil, f.requestError(ctx, u, err)
+	}
+	defer resp.Body.Close()
+
+	final := resp.Request.URL
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, &StatusError{URL: final.Redacted(), Status: resp.StatusCode}
+	}
+
+	header := resp.Header.Get("Content-Type")
+	mediaType, _, _ := mime.ParseMediaType(header)
+	mediaType = strings.ToLower(mediaType)
+	kind := kindOf(mediaType)
+	if kind == kindUnsupported {
+		return nil, &UnsupportedTypeError{URL: final.Redacted(), ContentType: mediaType}
+	}
+
+	body, truncated, err := readLimited(resp.Body, f.cfg.MaxBytes)
+	if err != nil {
+		return nil, f.requestError(ctx, final, fmt.Errorf("reading body: %w", err))
+	}
+	if kind == kindSniff {
+		mediaType, _, _ = mime.ParseMediaType(http.DetectContentType(body))
+		// The sniffed charset is a guess; let decoding look for itself.
+		header = ""
+		if kind = kindOf(mediaType); kind != kindHTML && kind != kindText {
+			return nil, &UnsupportedTypeError{URL: final.Redacted(), ContentType: mediaType}
+		}
+	}
+
+	text := decode(body, header)
+	page := &Page{
+		URL:         final.String(),
+		ContentType: mediaType,
+		Status:      resp.StatusCode,
+	}
+	var ex extraction
+	if kind == kindHTML {
+		ex, err = extractHTML(text, final)
+		if err != nil {
+			return nil, fmt.Errorf("fetch %s: %w", final.Redacted(), err)
+		}
+	} else {
+		ex = extractText(text, mediaType)
+	}
+	if strings.TrimSpace(ex.markdown) == "" {
+		return nil, fmt.Errorf("fetch %s: %w", final.Redacted(), ErrNoContent)
+	}
+
+	page.Title = ex.title
+	page.Author = ex.author
+	page.SiteName = ex.siteName
+	page.Published = ex.published
+	page.Chars = utf8.RuneCountInString(ex.markdown)
+	var trimmed bool
+	page.Markdown, trimmed = trimText(ex.markdown, f.cfg.MaxChars)
+	page.Truncated = truncated || trimmed || ex.cut
+	return page, nil
+}
+
+// requestError wraps a transport error with the URL and, when the
+// fetcher's own deadline expired (not the caller's), a plain statement of
+// the timeout.
+func (f *Fetcher) requestError(parent context.Context, u *url.URL, err error) error {
+	// Unwrap *url.Error so the message does not repeat the URL.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if perr := parent.Err(); perr != nil {
+		if !errors.Is(err, perr) {
+			err = fmt.Errorf("%w (%w)", perr, err)
+		}
+		return fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+		return fmt.Errorf("fetch %s: timed out after %s: %w", u.Redacted(), f.cfg.Timeout, err)
+	}
+	return fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+type contentKind int
+
+const (
+	kindUnsupported contentKind = iota
+	kindHTML
+	kindText
+	kindSniff // no usable Content-Type: decide from the body
+)
+
+func kindOf(mediaType string) contentKind {
+	switch mediaType {
+	case "text/html", "application/xhtml+xml":
+		return kindHTML
+	case "text/plain", "text/markdown", "text/x-markdown":
+		return kindText
+	case "", "application/octet-stream", "binary/octet-stream":
+		return kindSniff
+	}
+	return kindUnsupported
+}
+
+// readLimited reads at most limit bytes of r. It reports truncated when
+// the body had more.
+func readLimited(r io.Reader, limit int64) (body []byte, truncated bool, err error) {
+	body, err = io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(body)) > limit {
+		return body[:limit], true, nil
+	}
+	return body, false, nil
+}

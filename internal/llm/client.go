@@ -1,0 +1,598 @@
+package llm
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// Defaults for zero Config fields.
+const (
+	DefaultTimeout              = 60 * time.Second
+	DefaultMaxRetries           = 3
+	DefaultMaxStructuredRetries = 3
+	DefaultBackoffBase          = 500 * time.Millisecond
+	DefaultBackoffMax           = 20 * time.Second
+)
+
+// maxRetryAfter is the longest server-requested wait honoured before a
+// retry; a longer one is shortened to this.
+const maxRetryAfter = 60 * time.Second
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the OpenAI-compatible endpoint, e.g. https://api.openai.com/v1.
+	BaseURL string
+	APIKey  string
+	// Model is the default model; FastModel is used by Fast() (Model when
+	// empty); FallbackModel answers when a call fails because the model is
+	// overloaded.
+	Model         string
+	FastModel     string
+	FallbackModel string
+	// Timeout bounds one attempt of Complete. For Stream it bounds the wait
+	// for the first chunk and for each later one, so that long answers from
+	// slow models are not cut off. Default 60s.
+	Timeout time.Duration
+	// MaxRetries is the number of retries after a failed attempt (network
+	// error, 429, 5xx). 0 means the default (3); negative means none.
+	MaxRetries int
+	// MaxStructuredRetries is the number of re-asks after a structured reply
+	// that does not validate. 0 means the default (3); negative means none.
+	MaxStructuredRetries int
+	// MaxTokens caps completion tokens when a Request sets none; 0 = no cap.
+	MaxTokens  int
+	HTTPClient *http.Client
+	Logger     *slog.Logger
+	// BackoffBase and BackoffMax shape the exponential backoff with full
+	// jitter between retries. Defaults 500ms and 20s.
+	BackoffBase time.Duration
+	BackoffMax  time.Duration
+}
+
+// Client calls an OpenAI-compatible chat-completion endpoint. It is safe
+// for concurrent use. Fast returns a view on the same connection pool and
+// state with another default model.
+type Client struct {
+	core  *core
+	model string
+}
+
+var _ Model = (*Client)(nil)
+
+// core is the state shared by a Client and its views.
+type core struct {
+	cfg      Config
+	sdk      openai.Client
+	log      *slog.Logger
+	endpoint string
+
+	mu      sync.Mutex
+	caps    map[string]modelCaps
+	schemas map[schemaKey]*schemaInfo
+}
+
+// modelCaps records what an endpoint turned out not to support for a model.
+type modelCaps struct {
+	format              formatMode
+	maxCompletionTokens bool // send max_completion_tokens instead of max_tokens
+}
+
+// New returns a Client for cfg.
+func New(cfg Config) (*Client, error) {
+	if strings.TrimSpace(cfg.BaseURL) == "" {
+		return nil, errors.New("llm: no model endpoint configured: set SOVA_LLM_BASE_URL (e.g. https://api.openai.com/v1)")
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("llm: model endpoint %q is not an http(s) URL: check SOVA_LLM_BASE_URL", redactURL(cfg.BaseURL))
+	}
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, errors.New("llm: no model configured: set SOVA_MODEL")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	switch {
+	case cfg.MaxRetries == 0:
+		cfg.MaxRetries = DefaultMaxRetries
+	case cfg.MaxRetries < 0:
+		cfg.MaxRetries = 0
+	}
+	switch {
+	case cfg.MaxStructuredRetries == 0:
+		cfg.MaxStructuredRetries = DefaultMaxStructuredRetries
+	case cfg.MaxStructuredRetries < 0:
+		cfg.MaxStructuredRetries = 0
+	}
+	if cfg.BackoffBase <= 0 {
+		cfg.BackoffBase = DefaultBackoffBase
+	}
+	if cfg.BackoffMax <= 0 {
+		cfg.BackoffMax = DefaultBackoffMax
+	}
+	if cfg.BackoffMax < cfg.BackoffBase {
+		cfg.BackoffMax = cfg.BackoffBase
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	opts := []option.RequestOption{
+		option.WithBaseURL(cfg.BaseURL),
+		// Always set, so that an empty key is not replaced by OPENAI_API_KEY
+		// from the environment behind the configuration's back.
+		option.WithAPIKey(cfg.APIKey),
+		// Retries are ours: the SDK's would multiply with them and cannot
+		// know whether stream content was already delivered.
+		option.WithMaxRetries(0),
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	k := &core{
+		cfg:      cfg,
+		sdk:      openai.NewClient(opts...),
+		log:      log,
+		endpoint: redactURL(strings.TrimRight(cfg.BaseURL, "/")),
+		caps:     map[string]modelCaps{},
+		schemas:  map[schemaKey]*schemaInfo{},
+	}
+	return &Client{core: k, model: cfg.Model}, nil
+}
+
+// redactURL drops credentials and query from a URL for messages.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.Fragment = ""
+	return u.String()
+}
+
+// Fast returns a view of the client whose default model is the fast model
+// (the main model when none is configured).
+func (c *Client) Fast() *Client {
+	return &Client{core: c.core, model: cmp.Or(c.core.cfg.FastModel, c.core.cfg.Model)}
+}
+
+// ModelName is the default model of this client (or view).
+func (c *Client) ModelName() string { return c.model }
+
+// Complete runs one call and returns the whole response.
+func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
+	return c.run(ctx, req, false, nil)
+}
+
+// Stream runs one call, passing each content delta to onText as it arrives.
+// Tool calls are rebuilt from their deltas. A failed attempt is retried only
+// while nothing has been passed to onText; after that the error is returned.
+func (c *Client) Stream(ctx context.Context, req Request, onText func(delta string)) (*Response, error) {
+	if onText == nil {
+		onText = func(string) {}
+	}
+	return c.run(ctx, req, true, onText)
+}
+
+// ListModels returns the ids the endpoint serves (GET /models), without
+// retries; it is meant as a quick reachability and credentials check.
+func (c *Client) ListModels(ctx context.Context) ([]string, error) {
+	k := c.core
+	actx, cancel := context.WithTimeout(ctx, k.cfg.Timeout)
+	defer cancel()
+	page, err := k.sdk.Models.List(actx, option.WithMiddleware(k.guard("", false)))
+	if err != nil {
+		return nil, k.classify(ctx, actx, "", err)
+	}
+	ids := make([]string, 0, len(page.Data))
+	for _, m := range page.Data {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil
+}
+
+// call is one logical request: its retries and, on overload, the fallback.
+type call struct {
+	req       Request
+	stream    bool
+	onText    func(string)
+	delivered bool // content was passed to onText
+}
+
+func (c *Client) run(ctx context.Context, req Request, stream bool, onText func(string)) (*Response, error) {
+	if len(req.Messages) == 0 {
+		return nil, errors.New("llm: request has no messages")
+	}
+	k := c.core
+	model := cmp.Or(req.Model, c.model)
+	cl := &call{req: req, stream: stream, onText: onText}
+	resp, err := k.withRetries(ctx, model, cl)
+	if err != nil {
+		fb := k.cfg.FallbackModel
+		if fb == "" || fb == model || cl.delivered || ctx.Err() != nil || !overloadError(err) {
+			return nil, err
+		}
+		k.log.WarnContext(ctx, "model overloaded, using fallback model", "model", model, "fallback", fb, "error", err)
+		var ferr error
+		resp, ferr = k.withRetries(ctx, fb, cl)
+		if ferr != nil {
+			return nil, fmt.Errorf("%w; fallback model %q also failed: %w", err, fb, ferr)
+		}
+	}
+	MeterFrom(ctx).Add(resp.Usage)
+	return resp, nil
+}
+
+func (k *core) withRetries(ctx context.Context, model string, cl *call) (*Response, error) {
+	adapted := false
+	for attempt := 0; ; attempt++ {
+		resp, err := k.attempt(ctx, model, cl)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("model %s: %w", model, err)
+		}
+		if !adapted && k.adaptTokenParam(model, err) {
+			adapted = true
+			attempt--
+			continue
+		}
+		if !retryable(err) || cl.delivered || attempt >= k.cfg.MaxRetries {
+			return nil, finalError(model, attempt+1, err)
+		}
+		wait := k.backoff(attempt, err)
+		k.log.DebugContext(ctx, "retrying model call", "model", model, "attempt", attempt+1, "wait", wait, "error", err)
+		if serr := sleep(ctx, wait); serr != nil {
+			return nil, fmt.Errorf("model %s: stopped waiting to retry after %w: %w", model, err, serr)
+		}
+	}
+}
+
+// finalError says how many attempts were made and, unless the error
+// names it already, which model was asked.
+func finalError(model string, attempts int, err error) error {
+	var ae *APIError
+	prefix := "model " + model + ": "
+	if errors.As(err, &ae) {
+		prefix = ""
+	}
+	if attempts > 1 {
+		return fmt.Errorf("%sgiving up after %d attempts: %w", prefix, attempts, err)
+	}
+	if prefix == "" {
+		return err
+	}
+	return fmt.Errorf("%s%w", prefix, err)
+}
+
+// adaptTokenParam switches a model to max_completion_tokens when the
+// endpoint rejects max_tokens (OpenAI's reasoning models do).
+func (k *core) adaptTokenParam(model string, err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest {
+		return false
+	}
+	text := ae.Message + " " + ae.Param
+	if !strings.Contains(text, "max_tokens") || !strings.Contains(text, "max_completion_tokens") {
+		return false
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	caps := k.caps[model]
+	if caps.maxCompletionTokens {
+		return false
+	}
+	caps.maxCompletionTokens = true
+	k.caps[model] = caps
+	k.log.Info("endpoint wants max_completion_tokens for this model", "model", model)
+	return true
+}
+
+func (k *core) modelCaps(model string) modelCaps {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.caps[model]
+}
+
+// errIdle is the cancel cause when a stream goes quiet for too long.
+var errIdle = errors.New("stream idle timeout")
+
+func (k *core) attempt(ctx context.Context, model string, cl *call) (*Response, error) {
+	params, err := k.params(model, cl.req, cl.stream)
+	if err != nil {
+		return nil, err
+	}
+	opts := []option.RequestOption{option.WithMiddleware(k.guard(model, cl.stream))}
+	if !cl.stream {
+		actx, cancel := context.WithTimeout(ctx, k.cfg.Timeout)
+		defer cancel()
+		comp, err := k.sdk.Chat.Completions.New(actx, params, opts...)
+		if err != nil {
+			return nil, k.classify(ctx, actx, model, err)
+		}
+		return k.fromCompletion(model, comp)
+	}
+
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := time.AfterFunc(k.cfg.Timeout, func() { cancel(errIdle) })
+	defer idle.Stop()
+
+	s := k.sdk.Chat.Completions.NewStreaming(actx, params, opts...)
+	defer func() { _ = s.Close() }()
+	var (
+		acc      openai.ChatCompletionAccumulator
+		usage    Usage
+		finish   string
+		chunks   int
+		refusal  strings.Builder
+		contents strings.Builder
+	)
+	for s.Next() {
+		idle.Reset(k.cfg.Timeout)
+		chunk := s.Current()
+		chunks++
+		if !acc.AddChunk(chunk) {
+			return nil, &badResponseError{endpoint: k.endpoint, detail: "stream chunk could not be assembled"}
+		}
+		// Servers differ: OpenAI sends usage once in a final chunk, some
+		// send running totals in every chunk. The last one is the total.
+		if chunk.JSON.Usage.Valid() {
+			if u := toUsage(chunk.Usage); u != (Usage{}) {
+				usage = u
+			}
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Index != 0 {
+				continue
+			}
+			if d := ch.Delta.Content; d != "" {
+				contents.WriteString(d)
+				cl.delivered = true
+				cl.onText(d)
+			}
+			refusal.WriteString(ch.Delta.Refusal)
+			if ch.FinishReason != "" {
+				finish = ch.FinishReason
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, k.classify(ctx, actx, model, err)
+	}
+	if actx.Err() != nil {
+		return nil, k.classify(ctx, actx, model, actx.Err())
+	}
+	if finish == "" {
+		detail := "stream ended before the model finished"
+		if chunks == 0 {
+			detail = "stream ended without any data"
+		}
+		return nil, &badResponseError{endpoint: k.endpoint, detail: detail}
+	}
+	resp := &Response{
+		Content:      contents.String(),
+		FinishReason: finish,
+		Model:        model,
+		ServerModel:  acc.Model,
+		Refusal:      refusal.String(),
+		Usage:        usage,
+	}
+	if len(acc.Choices) > 0 {
+		resp.ToolCalls = toolCalls(acc.Choices[0].Message.ToolCalls)
+	}
+	return resp, nil
+}
+
+// classify turns an SDK or transport error into one of this package's
+// error types, so that retry decisions and messages are uniform.
+func (k *core) classify(parent, actx context.Context, model string, err error) error {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return err
+	}
+	if parent.Err() != nil {
+		return fmt.Errorf("%w", context.Cause(parent))
+	}
+	if actx.Err() != nil {
+		return &transportError{endpoint: k.endpoint, timeout: k.cfg.Timeout, err: err}
+	}
+	var se *ssestream.StreamError
+	if errors.As(err, &se) {
+		return k.streamAPIError(se, model)
+	}
+	var oe *openai.Error
+	if errors.As(err, &oe) {
+		return k.fromSDKError(oe, model)
+	}
+	if isDecodeError(err) {
+		return &badResponseError{endpoint: k.endpoint, detail: "malformed JSON", err: err}
+	}
+	if isNetworkError(err) {
+		return &transportError{endpoint: k.endpoint, err: err}
+	}
+	return err
+}
+
+func (k *core) fromCompletion(model string, comp *openai.ChatCompletion) (*Response, error) {
+	if comp == nil || len(comp.Choices) == 0 {
+		return nil, &badResponseError{endpoint: k.endpoint, detail: "completion has no choices"}
+	}
+	ch := comp.Choices[0]
+	for _, c := range comp.Choices {
+		if c.Index == 0 {
+			ch = c
+			break
+		}
+	}
+	return &Response{
+		Content:      ch.Message.Content,
+		ToolCalls:    toolCalls(ch.Message.ToolCalls),
+		FinishReason: ch.FinishReason,
+		Model:        model,
+		ServerModel:  comp.Model,
+		Refusal:      ch.Message.Refusal,
+		Usage:        toUsage(comp.Usage),
+	}, nil
+}
+
+func toUsage(u openai.CompletionUsage) Usage {
+	out := Usage{
+		PromptTokens:     int(u.PromptTokens),
+		CompletionTokens: int(u.CompletionTokens),
+		TotalTokens:      int(u.TotalTokens),
+	}
+	if out.TotalTokens == 0 {
+		out.TotalTokens = out.PromptTokens + out.CompletionTokens
+	}
+	return out
+}
+
+func toolCalls(in []openai.ChatCompletionMessageToolCallUnion) []ToolCall {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]ToolCall, 0, len(in))
+	for i, tc := range in {
+		if tc.Type != "" && tc.Type != "function" {
+			continue
+		}
+		if tc.Function.Name == "" && tc.Function.Arguments == "" {
+			continue // a gap left by a sparse index
+		}
+		id := tc.ID
+		if id == "" {
+			// Some local servers omit ids; tool results must still refer to one.
+			id = fmt.Sprintf("call_%d", i)
+		}
+		out = append(out, ToolCall{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return out
+}
+
+// params maps a Request onto the SDK's parameters.
+func (k *core) params(model string, req Request, stream bool) (openai.ChatCompletionNewParams, error) {
+	p := openai.ChatCompletionNewParams{Model: shared.ChatModel(model)}
+	for i, m := range req.Messages {
+		mp, err := messageParam(m)
+		if err != nil {
+			return p, fmt.Errorf("llm: message %d: %w", i, err)
+		}
+		p.Messages = append(p.Messages, mp)
+	}
+	for _, t := range req.Tools {
+		params := t.Parameters
+		if params == nil {
+			params = map[string]any{"type": "object", "properties": map[string]any{}}
+		}
+		fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(params)}
+		if t.Description != "" {
+			fn.Description = param.NewOpt(t.Description)
+		}
+		p.Tools = append(p.Tools, openai.ChatCompletionToolUnionParam{OfFunction: &openai.ChatCompletionFunctionToolParam{Function: fn}})
+	}
+	if len(req.Tools) > 0 && req.ToolChoice != "" {
+		switch req.ToolChoice {
+		case "auto", "none", "required":
+			p.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: param.NewOpt(req.ToolChoice)}
+		default:
+			// Any other value names the one function the model must call.
+			p.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{
+				OfFunctionToolChoice: &openai.ChatCompletionNamedToolChoiceParam{
+					Function: openai.ChatCompletionNamedToolChoiceFunctionParam{Name: req.ToolChoice},
+				},
+			}
+		}
+	}
+	if req.Temperature != nil {
+		p.Temperature = param.NewOpt(*req.Temperature)
+	}
+	if maxTokens := cmp.Or(req.MaxTokens, k.cfg.MaxTokens); maxTokens > 0 {
+		if k.modelCaps(model).maxCompletionTokens {
+			p.MaxCompletionTokens = param.NewOpt(int64(maxTokens))
+		} else {
+			p.MaxTokens = param.NewOpt(int64(maxTokens))
+		}
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		switch rf.Type {
+		case FormatJSONSchema:
+			js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: cmp.Or(rf.Name, "response")}
+			if rf.Strict {
+				js.Strict = param.NewOpt(true)
+			}
+			switch {
+			case len(rf.RawSchema) > 0:
+				js.Schema = rf.RawSchema
+			case rf.Schema != nil:
+				js.Schema = rf.Schema
+			}
+			p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}
+		case FormatJSONObject:
+			p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
+		case "", "text":
+		default:
+			return p, fmt.Errorf("llm: unknown response format %q", rf.Type)
+		}
+	}
+	if stream {
+		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)}
+	}
+	return p, nil
+}
+
+func messageParam(m Message) (openai.ChatCompletionMessageParamUnion, error) {
+	switch m.Role {
+	case RoleSystem:
+		return openai.SystemMessage(m.Content), nil
+	case RoleUser:
+		u := openai.UserMessage(m.Content)
+		if m.Name != "" {
+			u.OfUser.Name = param.NewOpt(m.Name)
+		}
+		return u, nil
+	case RoleAssistant:
+		a := openai.ChatCompletionAssistantMessageParam{}
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			a.Content.OfString = param.NewOpt(m.Content)
+		}
+		if m.Name != "" {
+			a.Name = param.NewOpt(m.Name)
+		}
+		for _, tc := range m.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+					ID: tc.ID,
+					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
+						Name:      tc.Name,
+						Arguments: tc.Arguments,
+					},
+				},
+			})
+		}
+		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+	case RoleTool:
+		if m.ToolCallID == "" {
+			return openai.ChatCompletionMessageParamUnion{}, errors.New("tool message without tool_call_id")
+		}
+		return openai.ToolMessage(m.Content, m.ToolCallID), nil
+	}
+	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+}

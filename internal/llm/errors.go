@@ -1,0 +1,410 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+)
+
+// APIError is an error answer from the model endpoint: an HTTP error
+// status, or an error event in the middle of a stream (StatusCode 0 unless
+// the event carried one). Use errors.As to get it from any error this
+// package returns.
+type APIError struct {
+	StatusCode int
+	Type       string
+	Code       string
+	Message    string
+	Param      string
+	// Endpoint is the configured base URL, without credentials.
+	Endpoint string
+	// Model is the model the failed request asked for.
+	Model string
+	// RetryAfter is the wait the server asked for (Retry-After or
+	// retry-after-ms), zero when it gave none.
+	RetryAfter time.Duration
+
+	// body is the raw error body (redacted), used to recognise capability
+	// errors that servers describe only in free text.
+	body string
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	if e.StatusCode > 0 {
+		fmt.Fprintf(&b, "model endpoint %s answered %d %s", e.Endpoint, e.StatusCode, http.StatusText(e.StatusCode))
+	} else {
+		fmt.Fprintf(&b, "model endpoint %s reported an error while streaming", e.Endpoint)
+	}
+	if e.Model != "" {
+		fmt.Fprintf(&b, " for model %q", e.Model)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	} else if e.Type != "" || e.Code != "" {
+		b.WriteString(": ")
+		b.WriteString(strings.Trim(e.Type+" "+e.Code, " "))
+	}
+	if h := e.hint(); h != "" {
+		b.WriteString(" — ")
+		b.WriteString(h)
+	}
+	return b.String()
+}
+
+func (e *APIError) hint() string {
+	switch {
+	case e.StatusCode == http.StatusUnauthorized:
+		return "check SOVA_LLM_API_KEY (or OPENAI_API_KEY)"
+	case e.StatusCode == http.StatusForbidden:
+		return "check SOVA_LLM_API_KEY and that the key may use this model"
+	case e.StatusCode == http.StatusNotFound:
+		return "check SOVA_LLM_BASE_URL (it usually ends in /v1) and the model name"
+	case e.StatusCode == http.StatusTooManyRequests:
+		return "the endpoint is rate limiting or out of quota; retry later or set SOVA_FALLBACK_MODEL"
+	case e.overloaded():
+		return "the model is overloaded; retry later or set SOVA_FALLBACK_MODEL"
+	case e.StatusCode >= 500:
+		return "the model server failed; check its logs"
+	}
+	return ""
+}
+
+// overloaded reports whether the error says the model is busy rather than
+// that the request is wrong, which is what makes a fallback model useful.
+func (e *APIError) overloaded() bool {
+	switch e.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable, 529:
+		return true
+	}
+	return strings.Contains(strings.ToLower(e.Type+" "+e.Code), "overload")
+}
+
+func (e *APIError) retryable() bool {
+	if e.StatusCode == 0 {
+		// A stream error event: retry unless it blames the request.
+		return !strings.Contains(strings.ToLower(e.Type), "invalid_request")
+	}
+	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
+}
+
+// transportError means the endpoint could not be reached or stopped
+// answering; it is always worth a retry.
+type transportError struct {
+	endpoint string
+	timeout  time.Duration // set when the per-call timeout expired
+	err      error
+}
+
+func (e *transportError) Error() string {
+	if e.timeout > 0 {
+		return fmt.Sprintf("model endpoint %s did not answer within %s — raise SOVA_LLM_TIMEOUT or check the model server", e.endpoint, e.timeout)
+	}
+	return fmt.Sprintf("cannot reach model endpoint %s: %v — check SOVA_LLM_BASE_URL and that the model server is running", e.endpoint, e.err)
+}
+
+func (e *transportError) Unwrap() error { return e.err }
+
+// badResponseError means the endpoint answered 2xx with something that is
+// not a chat completion (garbage JSON, an HTML page, a cut-off stream).
+// It is treated as a server fault and retried: such answers usually come
+// from a proxy or an overloaded server and rarely repeat.
+type badResponseError struct {
+	endpoint string
+	detail   string
+	err      error
+}
+
+func (e *badResponseError) Error() string {
+	msg := fmt.Sprintf("model endpoint %s sent an invalid response: %s", e.endpoint, e.detail)
+	if e.err != nil {
+		msg += ": " + e.err.Error()
+	}
+	return msg
+}
+
+func (e *badResponseError) Unwrap() error { return e.err }
+
+// retryable reports whether another attempt at the same call may succeed.
+func retryable(err error) bool {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.retryable()
+	}
+	var te *transportError
+	var be *badResponseError
+	return errors.As(err, &te) || errors.As(err, &be)
+}
+
+// overloadError reports whether err says the model is overloaded.
+func overloadError(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.overloaded()
+}
+
+// maxErrorBody bounds how much of an error answer is read.
+const maxErrorBody = 64 << 10
+
+// maxResponseBody bounds a non-streamed completion.
+const maxResponseBody = 32 << 20
+
+// guard is a per-call middleware that turns error answers into *APIError
+// (keeping the body, which the SDK would otherwise parse only when it is
+// in OpenAI's shape) and rejects 2xx bodies that are not JSON, so that the
+// retry logic can tell server faults from network faults.
+func (k *core) guard(model string, stream bool) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(req)
+		if err != nil || res == nil {
+			return res, err
+		}
+		if res.StatusCode >= 400 {
+			body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+			_ = res.Body.Close()
+			return nil, k.apiError(res.StatusCode, res.Header, body, model)
+		}
+		mediaType, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+		isJSON := strings.Contains(mediaType, "json")
+		if stream && !isJSON {
+			// Event streams are checked chunk by chunk as they are read.
+			return res, nil
+		}
+		body, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBody+1))
+		_ = res.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if len(body) > maxResponseBody {
+			return nil, &badResponseError{endpoint: k.endpoint, detail: "body larger than 32 MiB"}
+		}
+		if e := embeddedError(body); e != nil {
+			// Some servers answer 200 with an error object.
+			return nil, k.apiError(e.status, res.Header, body, model)
+		}
+		switch {
+		case stream:
+			return nil, &badResponseError{endpoint: k.endpoint, detail: fmt.Sprintf("asked for a stream but got %q (%s)", mediaType, k.redact(snippet(body)))}
+		case !json.Valid(body):
+			return nil, &badResponseError{endpoint: k.endpoint, detail: fmt.Sprintf("body is not valid JSON (%s)", k.redact(snippet(body)))}
+		}
+		res.Body = io.NopCloser(bytes.NewReader(body))
+		return res, nil
+	}
+}
+
+type bodyError struct {
+	status int
+}
+
+// embeddedError recognises a 2xx body that is really an error object.
+func embeddedError(body []byte) *bodyError {
+	var probe struct {
+		Error  json.RawMessage `json:"error"`
+		Object string          `json:"object"`
+		Code   json.RawMessage `json:"code"`
+	}
+	if json.Unmarshal(body, &probe) != nil {
+		return nil
+	}
+	if len(probe.Error) == 0 && probe.Object != "error" {
+		return nil
+	}
+	if string(probe.Error) == "null" {
+		return nil
+	}
+	status := http.StatusBadGateway
+	if n, err := strconv.Atoi(strings.Trim(string(probe.Code), `"`)); err == nil && n >= 400 && n < 600 {
+		status = n
+	}
+	return &bodyError{status: status}
+}
+
+// apiError builds an *APIError from an error answer in any of the shapes
+// OpenAI-compatible servers use: {"error":{...}}, {"error":"text"},
+// vLLM's top-level {"object":"error","message":...}, FastAPI's {"detail":...}
+// or plain text.
+func (k *core) apiError(status int, h http.Header, body []byte, model string) *APIError {
+	e := &APIError{
+		StatusCode: status,
+		Endpoint:   k.endpoint,
+		Model:      model,
+		RetryAfter: retryAfter(h, time.Now()),
+	}
+	fillFromBody(e, body)
+	e.Message = k.redact(e.Message)
+	e.body = k.redact(string(body))
+	return e
+}
+
+func fillFromBody(e *APIError, body []byte) {
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(body, &raw) != nil {
+		text := strings.TrimSpace(string(body))
+		if text != "" && !strings.HasPrefix(text, "<") {
+			e.Message = truncate(text, 300)
+		}
+		return
+	}
+	obj := raw
+	if inner, ok := raw["error"]; ok {
+		var nested map[string]json.RawMessage
+		if json.Unmarshal(inner, &nested) == nil {
+			obj = nested
+		} else {
+			e.Message = truncate(jsonText(inner), 300)
+			return
+		}
+	}
+	e.Message = truncate(jsonText(obj["message"]), 300)
+	e.Type = jsonText(obj["type"])
+	e.Code = jsonText(obj["code"])
+	e.Param = jsonText(obj["param"])
+	if e.Message == "" {
+		if d, ok := raw["detail"]; ok {
+			e.Message = truncate(jsonText(d), 300)
+		}
+	}
+}
+
+// jsonText renders a JSON value as text: strings unquoted, null as "",
+// anything else as compact JSON.
+func jsonText(v json.RawMessage) string {
+	if len(v) == 0 || string(v) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, v) == nil {
+		return buf.String()
+	}
+	return string(v)
+}
+
+// streamAPIError turns an error event inside a stream into an *APIError.
+func (k *core) streamAPIError(se *ssestream.StreamError, model string) *APIError {
+	e := &APIError{Endpoint: k.endpoint, Model: model}
+	fillFromBody(e, se.Event.Data)
+	if e.Message == "" {
+		e.Message = se.Message
+	}
+	if n, err := strconv.Atoi(e.Code); err == nil && n >= 400 && n < 600 {
+		e.StatusCode = n
+	}
+	e.Message = k.redact(e.Message)
+	e.body = k.redact(string(se.Event.Data))
+	return e
+}
+
+// fromSDKError converts the SDK's own error type, for answers that reach
+// the SDK without passing through guard.
+func (k *core) fromSDKError(se *openai.Error, model string) *APIError {
+	e := &APIError{
+		StatusCode: se.StatusCode,
+		Type:       se.Type,
+		Code:       se.Code,
+		Message:    k.redact(se.Message),
+		Param:      se.Param,
+		Endpoint:   k.endpoint,
+		Model:      model,
+	}
+	if se.Response != nil {
+		e.RetryAfter = retryAfter(se.Response.Header, time.Now())
+	}
+	return e
+}
+
+// retryAfter reads retry-after-ms or Retry-After (seconds or HTTP date).
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if h == nil {
+		return 0
+	}
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		return time.Duration(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// isNetworkError recognises failures to reach or read from the endpoint.
+func isNetworkError(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	for _, target := range []error{io.ErrUnexpectedEOF, io.EOF, syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.EPIPE, syscall.ECONNABORTED} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// isDecodeError recognises a chunk or body that is not the JSON expected.
+func isDecodeError(err error) bool {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &se) || errors.As(err, &te)
+}
+
+// redact removes the API key from text that came from the server, which
+// sometimes echoes (part of) the credential it rejected.
+func (k *core) redact(s string) string {
+	if key := k.cfg.APIKey; len(key) >= 4 {
+		s = strings.ReplaceAll(s, key, "[redacted]")
+	}
+	return s
+}
+
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "empty body"
+	}
+	return strconv.Quote(truncate(s, 80))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,516 @@
+package mode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sova-ai/sova/internal/cite"
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/fetch"
+	"github.com/sova-ai/sova/internal/lang"
+	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/rank"
+	"github.com/sova-ai/sova/internal/search"
+)
+
+// SearchConfig holds the tuning of seed 001 §2 (SearchTuning): every value
+// is a setting with the seed's default.
+type SearchConfig struct {
+	ID           string // "search" or "deep_search"
+	Description  string
+	Queries      int    // SOVA_DEEP_SEARCH_QUERIES (3)
+	Iterations   int    // SOVA_SPEED_MAX_ITERATIONS (2) / SOVA_BALANCED_MAX_ITERATIONS (6)
+	MaxResults   int    // SOVA_DEEP_SEARCH_MAX_RESULTS (8)
+	RerankTopK   int    // SOVA_DEEP_SEARCH_RERANK_TOP_K (6)
+	ScrapeTopN   int    // SOVA_DEEP_SEARCH_SCRAPE_TOP_N (4)
+	Concurrency  int    // SOVA_SEARCH_CONCURRENCY: parallel queries and page reads
+	AnswerWords  string // "400-600" for search, "800-1200" for deep_search
+	BlockList    search.BlockList
+	HistoryLimit int
+	Temperature  float64
+	MaxTokens    int
+}
+
+// PageReader reads a web page into Markdown.
+type PageReader interface {
+	Fetch(ctx context.Context, url string) (*fetch.Page, error)
+}
+
+// Search is the web search pipeline of seed 001 §2: rewrite → queries →
+// iterations of parallel search, dedupe, block-list, rerank and follow-up
+// queries → read the top pages in parallel → summarise → cited answer.
+type Search struct {
+	cfg    SearchConfig
+	model  *llm.Client // synthesis
+	fast   *llm.Client // rewrite, queries, follow-ups, summaries
+	chain  *search.Chain
+	reader PageReader
+}
+
+// NewSearch returns a search pipeline.
+func NewSearch(cfg SearchConfig, model, fast *llm.Client, chain *search.Chain, reader PageReader) *Search {
+	return &Search{cfg: cfg, model: model, fast: fast, chain: chain, reader: reader}
+}
+
+// ID implements Mode.
+func (s *Search) ID() string { return s.cfg.ID }
+
+// Description implements Mode.
+func (s *Search) Description() string { return s.cfg.Description }
+
+// QueryRewrite is the rewrite step's structured output.
+type QueryRewrite struct {
+	RewrittenQuery string `json:"rewritten_query" jsonschema:"the question rewritten as a precise, self-contained web search request"`
+}
+
+// Validate implements the structured-output check.
+func (q QueryRewrite) Validate() error {
+	if strings.TrimSpace(q.RewrittenQuery) == "" {
+		return errors.New("rewritten_query must not be empty")
+	}
+	return nil
+}
+
+// SearchQueries is the query-generation and follow-up step's output.
+type SearchQueries struct {
+	Queries []string `json:"queries" jsonschema:"distinct web search queries"`
+}
+
+// searchSteps is what the stored message keeps of the pipeline's work.
+type searchSteps struct {
+	RewrittenQuery string          `json:"rewrittenQuery"`
+	Iterations     []iterationStep `json:"iterations"`
+	Pages          []pageStep      `json:"pages"`
+	Failovers      []string        `json:"failovers,omitempty"`
+}
+
+type iterationStep struct {
+	Queries []queryStep `json:"queries"`
+	Pool    int         `json:"pool"` // distinct allowed results so far
+}
+
+type queryStep struct {
+	Query    string `json:"query"`
+	Results  int    `json:"results"`
+	Provider string `json:"provider,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+type pageStep struct {
+	URL   string `json:"url"`
+	Title string `json:"title,omitempty"`
+	Chars int    `json:"chars,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// readPage is a page the run read and summarised: what the answer may cite.
+type readPage struct {
+	source  event.Source
+	summary string
+}
+
+// Run implements Mode.
+func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, error) {
+	language := lang.Detect(in.Question)
+	history := lastMessages(in.History, s.cfg.HistoryLimit)
+	steps := &searchSteps{}
+	var failMu sync.Mutex
+	provider := s.chain.WithFailover(func(failed string, err error, next string) {
+		msg := fmt.Sprintf("Search provider %s failed; trying %s", failed, next)
+		status(sink, "search", msg, err.Error())
+		failMu.Lock()
+		steps.Failovers = append(steps.Failovers, msg+": "+err.Error())
+		failMu.Unlock()
+	})
+
+	// 1. Rewrite the question into a search request.
+	status(sink, "rewrite", "Rewriting the question", "")
+	rewritten := in.Question
+	if rw, _, err := llm.Structured[QueryRewrite](ctx, s.fast, llm.Request{
+		Messages: s.rewriteMessages(in, history),
+	}, llm.WithSchemaName("QueryRewrite")); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// A failed rewrite is not fatal: the question itself is a query.
+		status(sink, "rewrite", "Could not rewrite the question; searching for it as asked", err.Error())
+	} else {
+		rewritten = strings.TrimSpace(rw.RewrittenQuery)
+	}
+	steps.RewrittenQuery = rewritten
+	status(sink, "rewrite", "Rewritten query", rewritten)
+
+	// 2. Generate the first queries.
+	queries, err := s.generateQueries(ctx, in, rewritten, nil, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		status(sink, "queries", "Could not generate queries; searching for the rewritten question", err.Error())
+		queries = []string{rewritten}
+	}
+
+	// 3. Iterations of search, dedupe, filter, rerank, follow-up.
+	var pool []search.Result // deduplicated, allowed, in order of discovery
+	seen := map[string]bool{}
+	ran := map[string]bool{}
+	var top []search.Result
+	firstErr := ""
+	for it := 1; it <= s.cfg.Iterations && len(queries) > 0; it++ {
+		status(sink, "search", fmt.Sprintf("Searching, iteration %d of %d", it, s.cfg.Iterations), "")
+		results, step := s.searchAll(ctx, sink, provider, queries, it, language)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		for _, q := range queries {
+			ran[strings.ToLower(q)] = true
+		}
+		for _, r := range search.Filter(search.Dedupe(results), s.cfg.BlockList) {
+			key := search.NormalizeURL(r.URL)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			pool = append(pool, r)
+		}
+		for _, q := range step.Queries {
+			if q.Error != "" && firstErr == "" {
+				firstErr = q.Error
+			}
+		}
+		step.Pool = len(pool)
+		steps.Iterations = append(steps.Iterations, step)
+		top = s.rerank(rewritten, pool, s.cfg.RerankTopK)
+		status(sink, "rerank", fmt.Sprintf("%d distinct results, %d best kept", len(pool), len(top)), "")
+		if it == s.cfg.Iterations {
+			break
+		}
+		next, err := s.generateQueries(ctx, in, rewritten, top, ran)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			status(sink, "queries", "Could not generate follow-up queries", err.Error())
+			break
+		}
+		queries = next
+	}
+	if len(pool) == 0 {
+		if firstErr != "" {
+			return nil, fmt.Errorf("web search failed: %s", firstErr)
+		}
+		return nil, errors.New("the web search found nothing for this question; try rephrasing it")
+	}
+
+	// 4. Read the best pages in parallel; candidates past the top N stand
+	// in for pages that cannot be read.
+	candidates := s.rerank(rewritten, pool, len(pool))
+	for _, r := range candidates[:min(len(candidates), s.cfg.RerankTopK)] {
+		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: sourceOf(r)})
+	}
+	status(sink, "read", fmt.Sprintf("Reading %d pages", min(s.cfg.ScrapeTopN, len(candidates))), "")
+	pages := s.readPages(ctx, sink, rewritten, language, candidates, steps)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if len(pages) == 0 {
+		// Nothing could be read: the search engines' own snippets are the
+		// only text this run saw, so they become the citable sources.
+		status(sink, "read", "No page could be read; answering from search snippets", "")
+		for _, r := range candidates[:min(len(candidates), s.cfg.ScrapeTopN)] {
+			pages = append(pages, readPage{source: *sourceOf(r), summary: r.Snippet})
+		}
+	}
+
+	// 5. Synthesise the cited answer.
+	status(sink, "synthesize", "Writing the answer", "")
+	read := make([]event.Source, len(pages))
+	for i, p := range pages {
+		read[i] = p.source
+	}
+	filter := cite.NewFilter(read, func(src event.Source) {
+		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
+	})
+	var text strings.Builder
+	temp := s.cfg.Temperature
+	resp, err := s.model.Stream(ctx, llm.Request{
+		Messages:    s.answerMessages(in, history, rewritten, language, pages),
+		Temperature: &temp,
+		MaxTokens:   s.cfg.MaxTokens,
+	}, func(delta string) {
+		if out := filter.Write(delta); out != "" {
+			text.WriteString(out)
+			sink.Emit(textDelta(out))
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("writing the answer: %w", err)
+	}
+	if out := filter.Flush(); out != "" {
+		text.WriteString(out)
+		sink.Emit(textDelta(out))
+	}
+	stepsJSON, _ := json.Marshal(steps)
+	return &Result{
+		Text:         text.String(),
+		Sources:      filter.Cited(),
+		Model:        resp.Model,
+		FinishReason: finishReason(resp.FinishReason),
+		Steps:        stepsJSON,
+	}, nil
+}
+
+func (s *Search) rewriteMessages(in Input, history []llm.Message) []llm.Message {
+	sys := "You turn a person's question into one precise, self-contained web search request. " +
+		"Resolve references to earlier messages (\"it\", \"that year\") using the conversation. " +
+		"Keep the language of the question. Current date: " + dateIn(in.Now, in.Timezone) + "."
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sys}}
+	msgs = append(msgs, history...)
+	return append(msgs, llm.Message{Role: llm.RoleUser, Content: "Question: " + in.Question})
+}
+
+// generateQueries asks for the first queries (top == nil) or follow-up
+// queries that cover what the best results so far leave open.
+func (s *Search) generateQueries(ctx context.Context, in Input, rewritten string, top []search.Result, ran map[string]bool) ([]string, error) {
+	var user strings.Builder
+	fmt.Fprintf(&user, "Research request: %s\n", rewritten)
+	if top == nil {
+		fmt.Fprintf(&user, "\nWrite exactly %d different web search queries that together cover the request: "+
+			"vary wording, angle and specificity. Keep proper names exact.", s.cfg.Queries)
+	} else {
+		user.WriteString("\nBest results so far:\n")
+		for i, r := range top {
+			fmt.Fprintf(&user, "%d. %s — %s\n", i+1, r.Title, clip(r.Snippet, 200))
+		}
+		user.WriteString("\nQueries already run:\n")
+		for q := range ran {
+			fmt.Fprintf(&user, "- %s\n", q)
+		}
+		fmt.Fprintf(&user, "\nWrite up to %d follow-up web search queries that find what these results do not yet answer. "+
+			"Do not repeat queries already run. Return an empty list if the results already cover the request.", s.cfg.Queries)
+	}
+	sys := "You write web search queries for a research assistant. Current date: " + dateIn(in.Now, in.Timezone) + "."
+	out, _, err := llm.Structured[SearchQueries](ctx, s.fast, llm.Request{
+		Messages: []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: user.String()}},
+	}, llm.WithSchemaName("SearchQueries"))
+	if err != nil {
+		return nil, err
+	}
+	var qs []string
+	dup := map[string]bool{}
+	for _, q := range out.Queries {
+		q = strings.TrimSpace(q)
+		k := strings.ToLower(q)
+		if q == "" || dup[k] || ran[k] {
+			continue
+		}
+		dup[k] = true
+		qs = append(qs, q)
+	}
+	if len(qs) > s.cfg.Queries {
+		qs = qs[:s.cfg.Queries]
+	}
+	if top == nil && len(qs) == 0 {
+		return nil, errors.New("the model returned no search queries")
+	}
+	return qs, nil
+}
+
+// searchAll runs one iteration's queries in parallel, reporting each as
+// data-query_completion events, and returns their results in query order.
+func (s *Search) searchAll(ctx context.Context, sink event.Sink, provider search.Provider, queries []string, iteration int, language lang.Language) ([]search.Result, iterationStep) {
+	step := iterationStep{Queries: make([]queryStep, len(queries))}
+	per := make([][]search.Result, len(queries))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, s.cfg.Concurrency))
+	for i, q := range queries {
+		g.Go(func() error {
+			sink.Emit(event.Event{Type: event.TypeQuery, Time: time.Now(), Query: &event.Query{
+				Query: q, Index: i, Total: len(queries), Status: event.QueryStarted, Iteration: iteration,
+			}})
+			res, err := provider.Search(gctx, search.Query{Text: q, MaxResults: s.cfg.MaxResults, Language: language.Code})
+			ev := &event.Query{Query: q, Index: i, Total: len(queries), Iteration: iteration}
+			if err != nil {
+				ev.Status, ev.Error = event.QueryError, err.Error()
+				step.Queries[i] = queryStep{Query: q, Error: err.Error()}
+			} else {
+				if len(res) > s.cfg.MaxResults {
+					res = res[:s.cfg.MaxResults]
+				}
+				n, imgs := len(res), 0
+				for _, r := range res {
+					imgs += len(r.Images)
+				}
+				ev.Status, ev.ResultsCount, ev.ImagesCount = event.QueryCompleted, &n, &imgs
+				if n > 0 {
+					ev.Provider = res[0].Provider
+				}
+				step.Queries[i] = queryStep{Query: q, Results: n, Provider: ev.Provider}
+				per[i] = res
+			}
+			sink.Emit(event.Event{Type: event.TypeQuery, Time: time.Now(), Query: ev})
+			return nil // one failed query must not cancel the others
+		})
+	}
+	_ = g.Wait()
+	var all []search.Result
+	for _, r := range per {
+		all = append(all, r...)
+	}
+	return all, step
+}
+
+// rerank orders results by BM25 relevance to the query and keeps topK.
+func (s *Search) rerank(query string, pool []search.Result, topK int) []search.Result {
+	docs := make([]rank.Doc, len(pool))
+	for i, r := range pool {
+		docs[i] = rank.Doc{ID: r.URL, Text: r.Title + "\n" + r.Snippet + "\n" + r.Content}
+	}
+	scored := rank.Rerank(query, docs, topK)
+	out := make([]search.Result, 0, len(scored))
+	for _, sc := range scored {
+		out = append(out, pool[sc.Index])
+	}
+	return out
+}
+
+// readPages reads up to ScrapeTopN candidates in parallel and summarises
+// each; a page that cannot be read is replaced by the next candidate.
+func (s *Search) readPages(ctx context.Context, sink event.Sink, query string, language lang.Language, candidates []search.Result, steps *searchSteps) []readPage {
+	want := min(s.cfg.ScrapeTopN, len(candidates))
+	var (
+		mu    sync.Mutex
+		pages = make([]*readPage, len(candidates))
+		got   int
+		next  = 0
+	)
+	// take hands out the next candidate while fewer than want pages have
+	// been read or are being read.
+	inFlight := 0
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if got+inFlight >= want || next >= len(candidates) {
+			return 0, false
+		}
+		i := next
+		next++
+		inFlight++
+		return i, true
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for w := 0; w < min(want, max(1, s.cfg.Concurrency)); w++ {
+		g.Go(func() error {
+			for {
+				i, ok := take()
+				if !ok {
+					return nil
+				}
+				p, step := s.readOne(gctx, sink, query, language, candidates[i])
+				mu.Lock()
+				inFlight--
+				steps.Pages = append(steps.Pages, step)
+				if p != nil {
+					pages[i] = p
+					got++
+				}
+				mu.Unlock()
+				if gctx.Err() != nil {
+					return nil
+				}
+			}
+		})
+	}
+	_ = g.Wait()
+	var out []readPage
+	for _, p := range pages {
+		if p != nil {
+			out = append(out, *p)
+		}
+	}
+	return out
+}
+
+func (s *Search) readOne(ctx context.Context, sink event.Sink, query string, language lang.Language, r search.Result) (*readPage, pageStep) {
+	sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: r.URL, Title: r.Title, State: event.PageReading}})
+	page, err := s.reader.Fetch(ctx, r.URL)
+	if err == nil && strings.TrimSpace(page.Markdown) == "" {
+		err = errors.New("no readable text on the page")
+	}
+	if err != nil {
+		sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: r.URL, Title: r.Title, State: event.PageFailed, Error: err.Error()}})
+		return nil, pageStep{URL: r.URL, Title: r.Title, Error: err.Error()}
+	}
+	title := page.Title
+	if title == "" {
+		title = r.Title
+	}
+	summary, err := s.summarise(ctx, query, language, title, page.Markdown)
+	if err != nil {
+		// The page was read; its trimmed text serves when no summary can be made.
+		summary = page.Markdown
+	}
+	src := sourceOf(r)
+	src.Title = title
+	sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: r.URL, Title: title, State: event.PageRead, Chars: page.Chars}})
+	return &readPage{source: *src, summary: summary}, pageStep{URL: r.URL, Title: title, Chars: page.Chars}
+}
+
+func (s *Search) summarise(ctx context.Context, query string, language lang.Language, title, content string) (string, error) {
+	sys := "You summarise a web page for a research assistant. Keep every fact, number, date, name and quotation " +
+		"that bears on the research request; drop navigation, adverts and anything unrelated. " +
+		"At most 200 words, in " + language.Name + ". If the page says nothing relevant, say so in one sentence."
+	user := fmt.Sprintf("Research request: %s\n\nPage title: %s\n\nPage content:\n%s", query, title, content)
+	resp, err := s.fast.Complete(ctx, llm.Request{Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: user},
+	}})
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(resp.Content) == "" {
+		return "", errors.New("empty summary")
+	}
+	return strings.TrimSpace(resp.Content), nil
+}
+
+func (s *Search) answerMessages(in Input, history []llm.Message, rewritten string, language lang.Language, pages []readPage) []llm.Message {
+	sys := fmt.Sprintf(`You are Sova, a research assistant that answers from web sources.
+Write a well-structured answer of %s words in Markdown, in %s (the language of the question).
+Rules:
+- Use only the numbered sources below for facts; if they do not answer something, say so.
+- Cite every factual sentence with the source number in square brackets, like [1] or [2][3], right after the claim.
+- Cite only numbers from the list. Do not write a list of sources at the end; it is added for you.
+- Prefer specific facts, figures and dates; note where sources disagree.
+Current date: %s.`, s.cfg.AnswerWords, language.Name, dateIn(in.Now, in.Timezone))
+	var src strings.Builder
+	for i, p := range pages {
+		fmt.Fprintf(&src, "[%d] %s\nURL: %s\n%s\n\n", i+1, p.source.Title, p.source.URL, p.summary)
+	}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sys}}
+	msgs = append(msgs, history...)
+	user := fmt.Sprintf("Sources:\n\n%s\nQuestion: %s", src.String(), in.Question)
+	if rewritten != in.Question {
+		user += "\n(Searched as: " + rewritten + ")"
+	}
+	return append(msgs, llm.Message{Role: llm.RoleUser, Content: user})
+}
+
+func sourceOf(r search.Result) *event.Source {
+	return &event.Source{URL: r.URL, Title: r.Title, Snippet: clip(r.Snippet, 300), Kind: event.SourceWeb, Published: r.Published, Favicon: r.Favicon}
+}
+
+// clip shortens s to at most n runes.
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

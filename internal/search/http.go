@@ -1,0 +1,211 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// caller performs one provider HTTP call with the shared timeout and retry
+// policy.
+type caller struct {
+	provider string
+	client   *http.Client
+	cfg      config
+}
+
+func newCaller(provider string, client *http.Client, cfg config) caller {
+	if client == nil {
+		client = &http.Client{}
+	}
+	return caller{provider: provider, client: client, cfg: cfg}
+}
+
+// statusErrorFunc describes a non-2xx answer. The caller fills in Provider
+// and Status.
+type statusErrorFunc func(status int, body []byte) *Error
+
+// do sends the request built by newReq and returns the body of the first 2xx
+// answer. A 5xx, a 429 or a network failure is retried once; any other
+// answer is final. The whole call, retry included, is bounded by
+// cfg.timeout.
+func (c caller) do(ctx context.Context, newReq func(context.Context) (*http.Request, error), statusErr statusErrorFunc) ([]byte, error) {
+	parent := ctx
+	if c.cfg.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.timeout)
+		defer cancel()
+	}
+
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		var (
+			body  []byte
+			wait  time.Duration
+			retry bool
+		)
+		body, wait, retry, err = c.once(ctx, newReq, statusErr)
+		if err == nil {
+			return body, nil
+		}
+		if !retry || attempt == 1 || !sleep(ctx, wait) {
+			break
+		}
+	}
+
+	if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, &Error{
+			Provider: c.provider,
+			Message:  fmt.Sprintf("no answer within %s (the provider is slow or unreachable)", c.cfg.timeout),
+			Err:      context.DeadlineExceeded,
+		}
+	}
+	if parent.Err() != nil {
+		return nil, &Error{Provider: c.provider, Message: "search cancelled", Err: parent.Err()}
+	}
+	return nil, err
+}
+
+// once performs a single attempt. wait is the pause before a retry and is
+// meaningful only when retry is true.
+func (c caller) once(ctx context.Context, newReq func(context.Context) (*http.Request, error), statusErr statusErrorFunc) (body []byte, wait time.Duration, retry bool, err error) {
+	req, err := newReq(ctx)
+	if err != nil {
+		return nil, 0, false, &Error{Provider: c.provider, Message: "cannot build the request", Err: err}
+	}
+	req.Header.Set("User-Agent", c.cfg.userAgent)
+
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, c.cfg.backoff, ctx.Err() == nil, &Error{
+			Provider: c.provider,
+			Message:  "cannot reach " + hostOf(req.URL),
+			Err:      unwrapURLError(err),
+		}
+	}
+	defer resp.Body.Close()
+
+	body, err = io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return nil, c.cfg.backoff, ctx.Err() == nil, &Error{
+			Provider: c.provider,
+			Status:   resp.StatusCode,
+			Message:  "reading the answer from " + hostOf(req.URL) + " failed",
+			Err:      err,
+		}
+	}
+	if len(body) > maxResponseBytes {
+		return nil, 0, false, &Error{
+			Provider: c.provider,
+			Status:   resp.StatusCode,
+			Message:  fmt.Sprintf("the answer from %s is larger than %d MiB", hostOf(req.URL), maxResponseBytes>>20),
+		}
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return body, 0, false, nil
+	}
+
+	e := statusErr(resp.StatusCode, body)
+	e.Provider, e.Status = c.provider, resp.StatusCode
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		wait, retry = retryAfter(resp.Header.Get("Retry-After"), c.cfg.backoff, time.Now())
+	case resp.StatusCode >= 500:
+		wait, retry = c.cfg.backoff, true
+	}
+	return nil, wait, retry, e
+}
+
+// sleep waits for d or until ctx is done; it reports whether d elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// retryAfter interprets a Retry-After header. It returns def when the header
+// is absent or unparseable, and retry=false when the server asks for a wait
+// longer than maxRetryAfter.
+func retryAfter(h string, def time.Duration, now time.Time) (time.Duration, bool) {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return def, true
+	}
+	var d time.Duration
+	if secs, err := strconv.Atoi(h); err == nil {
+		d = time.Duration(secs) * time.Second
+	} else if t, err := http.ParseTime(h); err == nil {
+		d = t.Sub(now)
+	} else {
+		return def, true
+	}
+	if d > maxRetryAfter {
+		return 0, false
+	}
+	return max(d, def), true
+}
+
+// hostOf names the server of u for error messages without the query string,
+// which may be long or carry secrets.
+func hostOf(u *url.URL) string {
+	if u == nil {
+		return "the provider"
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// unwrapURLError drops the *url.Error wrapper, whose text repeats the full
+// request URL, keeping the cause.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err
+	}
+	return err
+}
+
+// statusText renders "HTTP 403 Forbidden".
+func statusText(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return fmt.Sprintf("HTTP %d %s", status, t)
+	}
+	return fmt.Sprintf("HTTP %d", status)
+}
+
+// snippet returns the start of body as one line of at most maxSnippetRunes
+// runes, for error messages.
+func snippet(body []byte) string {
+	var b strings.Builder
+	n := 0
+	space := false
+	for _, r := range string(body) {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if n >= maxSnippetRunes {
+			b.WriteString("…")
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/sova-ai/sova/internal/store"
+)
+
+func (s *Server) listChats(w http.ResponseWriter, r *http.Request) {
+	limit, offset := 50, 0
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 500 {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_limit", "limit must be a number from 1 to 500")
+			return
+		}
+		limit = n
+	}
+	if v := r.URL.Query().Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_offset", "offset must be a number of at least 0")
+			return
+		}
+		offset = n
+	}
+	chats, err := s.opt.Store.ListChats(r.Context(), store.LocalUserID, limit, offset)
+	if err != nil {
+		s.storeError(w, err)
+		return
+	}
+	if chats == nil {
+		chats = []store.Chat{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"chats": chats})
+}
+
+func (s *Server) getChat(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	chat, err := s.opt.Store.GetChat(r.Context(), store.LocalUserID, id)
+	if err != nil {
+		s.storeError(w, err)
+		return
+	}
+	msgs, err := s.opt.Store.ListMessages(r.Context(), store.LocalUserID, id)
+	if err != nil {
+		s.storeError(w, err)
+		return
+	}
+	if msgs == nil {
+		msgs = []store.Message{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"chat": chat, "messages": msgs})
+}
+
+func (s *Server) deleteChat(w http.ResponseWriter, r *http.Request) {
+	if err := s.opt.Store.DeleteChat(r.Context(), store.LocalUserID, r.PathValue("id")); err != nil {
+		s.storeError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) storeError(w http.ResponseWriter, err error) {
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "not_found", "chat_not_found", "no such chat")
+		return
+	}
+	s.opt.Logger.Error("store failed", "err", err)
+	writeError(w, http.StatusInternalServerError, "server_error", "store", "the store failed; see the server log")
+}

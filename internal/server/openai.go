@@ -1,0 +1,83 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/run"
+	"github.com/sova-ai/sova/internal/store"
+)
+
+// completionRequest is the part of OpenAI's chat-completions body Sova
+// reads. Sampling fields (temperature, max_tokens, ...) are accepted and
+// ignored: a mode sets its own.
+type completionRequest struct {
+	Model         string      `json:"model"`
+	Messages      []inMessage `json:"messages"`
+	Stream        bool        `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	User string `json:"user"`
+}
+
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	data := []model{}
+	for _, id := range s.opt.Service.Modes().IDs() {
+		data = append(data, model{ID: id, Object: "model", Created: 0, OwnedBy: "sova"})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+}
+
+func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
+	var req completionRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if req.Model == "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "model_not_found",
+			"\"model\" is required: one of "+strings.Join(s.opt.Service.Modes().IDs(), ", "))
+		return
+	}
+	prep, err := s.opt.Service.Prepare(r.Context(), run.Request{
+		UserID: store.LocalUserID, Mode: req.Model, Messages: toLLM(req.Messages),
+	})
+	if err != nil {
+		s.runError(w, err, "model_not_found")
+		return
+	}
+	created := time.Now()
+	id := "chatcmpl-" + prep.RunID
+	// DESIGN §3: the run's id travels in "model", so a client can refer to
+	// the run later.
+	if !req.Stream {
+		var rec event.Recorder
+		out := s.opt.Service.Execute(r.Context(), prep, &rec)
+		if out.Err != nil {
+			writeError(w, http.StatusBadGateway, "server_error", "run_failed", out.Err.Error())
+			return
+		}
+		writeJSON(w, http.StatusOK, event.Completion(id, prep.RunID, created, out.Result.Text, out.Result.FinishReason, out.Usage))
+		return
+	}
+	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	h.Set("X-Run-ID", prep.RunID)
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	stream := event.NewChunkStream(w, func() { _ = rc.Flush() }, id, prep.RunID, created, includeUsage)
+	s.opt.Service.Execute(r.Context(), prep, event.SinkFunc(func(e event.Event) { _ = stream.Emit(e) }))
+	_ = stream.Close()
+}

@@ -1,0 +1,124 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/run"
+	"github.com/sova-ai/sova/internal/store"
+)
+
+// searchRequest is the body of POST /api/search. Messages are AI SDK UI
+// messages ({id, role, parts}) or plain {role, content}.
+type searchRequest struct {
+	ID       string          `json:"id"`
+	Group    string          `json:"group"`
+	Mode     string          `json:"mode"` // alias of group
+	Messages []inMessage     `json:"messages"`
+	Spaces   []string        `json:"spaces"`
+	Timezone string          `json:"timezone"`
+	Trigger  string          `json:"trigger"`
+	Extra    json.RawMessage `json:"-"`
+}
+
+type inMessage struct {
+	ID      string          `json:"id"`
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Parts   []inPart        `json:"parts"`
+}
+
+type inPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// text returns a message's text: its text parts joined, or its content,
+// which is a string or an array of OpenAI content parts.
+func (m inMessage) text() string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	if b.Len() > 0 {
+		return b.String()
+	}
+	return contentText(m.Content)
+}
+
+func contentText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []inPart
+	if json.Unmarshal(raw, &parts) == nil {
+		var b strings.Builder
+		for _, p := range parts {
+			if p.Type == "text" {
+				b.WriteString(p.Text)
+			}
+		}
+		return b.String()
+	}
+	return ""
+}
+
+func toLLM(msgs []inMessage) []llm.Message {
+	out := make([]llm.Message, 0, len(msgs))
+	for _, m := range msgs {
+		role := m.Role
+		if role != llm.RoleUser && role != llm.RoleAssistant && role != llm.RoleSystem {
+			continue // tool messages and unknown roles carry nothing a mode uses
+		}
+		out = append(out, llm.Message{Role: role, Content: m.text()})
+	}
+	return out
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	var req searchRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	modeID := req.Group
+	if modeID == "" {
+		modeID = req.Mode
+	}
+	if modeID == "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "missing_group",
+			`"group" is required: one of `+strings.Join(s.opt.Service.Modes().IDs(), ", "))
+		return
+	}
+	if len(req.Spaces) > 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "spaces_unsupported",
+			"document spaces are not available in this version")
+		return
+	}
+	prep, err := s.opt.Service.Prepare(r.Context(), run.Request{
+		UserID: store.LocalUserID, ChatID: req.ID, Mode: modeID,
+		Messages: toLLM(req.Messages), Timezone: req.Timezone, Persist: true,
+	})
+	if err != nil {
+		s.runError(w, err, "unknown_mode")
+		return
+	}
+	event.SetUIStreamHeaders(w.Header())
+	w.Header().Set("X-Chat-ID", prep.ChatID)
+	w.Header().Set("X-Run-ID", prep.RunID)
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	stream := event.NewUIStream(w, func() { _ = rc.Flush() })
+	// The run belongs to this request: when the client goes away the
+	// request context ends and the run stops.
+	s.opt.Service.Execute(r.Context(), prep, event.SinkFunc(func(e event.Event) { _ = stream.Emit(e) }))
+	_ = stream.Close()
+}

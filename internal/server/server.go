@@ -1,0 +1,183 @@
+// Package server is Sova's HTTP API: the AI SDK UI message stream endpoint,
+// the OpenAI-compatible endpoint, chats and health. Handlers only translate
+// between HTTP and the run service; errors leave as JSON
+// {"error":{"message","type","code"}} with the matching status.
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/sova-ai/sova/internal/run"
+	"github.com/sova-ai/sova/internal/store"
+)
+
+// Options configure the server.
+type Options struct {
+	Service      *run.Service
+	Store        store.Store
+	Logger       *slog.Logger
+	MaxBodyBytes int64
+	Version      string
+}
+
+// Server serves the API.
+type Server struct {
+	opt Options
+	mux *http.ServeMux
+}
+
+// New returns a Server.
+func New(opt Options) *Server {
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opt.MaxBodyBytes <= 0 {
+		opt.MaxBodyBytes = 1 << 20
+	}
+	s := &Server{opt: opt, mux: http.NewServeMux()}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /healthz", s.health)
+	s.mux.HandleFunc("GET /api/modes", s.listModes)
+	s.mux.HandleFunc("POST /api/search", s.search)
+	s.mux.HandleFunc("GET /api/chats", s.listChats)
+	s.mux.HandleFunc("GET /api/chats/{id}", s.getChat)
+	s.mux.HandleFunc("DELETE /api/chats/{id}", s.deleteChat)
+	s.mux.HandleFunc("GET /v1/models", s.models)
+	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
+	})
+}
+
+// ServeHTTP implements http.Handler: panics become 500s and every request
+// is logged once.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rw := &statusWriter{ResponseWriter: w}
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.opt.Logger.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			if !rw.wrote {
+				writeError(rw, http.StatusInternalServerError, "server_error", "internal", "internal error")
+			}
+		}
+		s.opt.Logger.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rw.status, "duration", time.Since(start))
+	}()
+	s.mux.ServeHTTP(rw, r)
+}
+
+// statusWriter remembers the status for the log and whether anything was
+// written; it passes Flush through via Unwrap for http.ResponseController.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.status, w.wrote = http.StatusOK, true
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// apiError is the JSON error body.
+type apiError struct {
+	Error apiErrorBody `json:"error"`
+}
+
+type apiErrorBody struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+}
+
+func writeError(w http.ResponseWriter, status int, typ, code, msg string) {
+	writeJSON(w, status, apiError{Error: apiErrorBody{Message: msg, Type: typ, Code: code}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// decode reads a JSON body under the size limit, answering the error
+// itself when it fails.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "body_too_large",
+				"request body is larger than the limit of "+itoa(tooBig.Limit)+" bytes (SOVA_MAX_BODY_BYTES)")
+		default:
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_json", "request body is not valid JSON: "+err.Error())
+		}
+		return false
+	}
+	return true
+}
+
+// runError maps a validation error from the run service to a response.
+func (s *Server) runError(w http.ResponseWriter, err error, unknownCode string) {
+	switch {
+	case errors.Is(err, run.ErrUnknownMode):
+		writeError(w, http.StatusBadRequest, "invalid_request_error", unknownCode, err.Error())
+	case errors.Is(err, run.ErrEmptyQuestion):
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "empty_messages", err.Error())
+	case errors.Is(err, run.ErrTooLong):
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "question_too_long", err.Error())
+	default:
+		s.opt.Logger.Error("preparing run failed", "err", err)
+		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not start the run: "+err.Error())
+	}
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	if err := s.opt.Store.Ping(r.Context()); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "store": err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.opt.Version})
+}
+
+func (s *Server) listModes(w http.ResponseWriter, r *http.Request) {
+	type modeInfo struct {
+		ID          string `json:"id"`
+		Description string `json:"description"`
+	}
+	var out []modeInfo
+	for _, m := range s.opt.Service.Modes().All() {
+		out = append(out, modeInfo{m.ID(), m.Description()})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"modes": out})
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
