@@ -311,9 +311,6 @@ func (k *core) modelCaps(model string) modelCaps {
 	return k.caps[model]
 }
 
-// errIdle is the cancel cause when a stream goes quiet for too long.
-var errIdle = errors.New("stream idle timeout")
-
 func (k *core) attempt(ctx context.Context, model string, cl *call) (*Response, error) {
 	params, err := k.params(model, cl.req, cl.stream)
 	if err != nil {
@@ -330,9 +327,10 @@ func (k *core) attempt(ctx context.Context, model string, cl *call) (*Response, 
 		return k.fromCompletion(model, comp)
 	}
 
-	actx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	idle := time.AfterFunc(k.cfg.Timeout, func() { cancel(errIdle) })
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The timeout applies to each wait for data, not to the whole stream.
+	idle := time.AfterFunc(k.cfg.Timeout, cancel)
 	defer idle.Stop()
 
 	s := k.sdk.Chat.Completions.NewStreaming(actx, params, opts...)

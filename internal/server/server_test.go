@@ -1,0 +1,373 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/sova-ai/sova/internal/app"
+	"github.com/sova-ai/sova/internal/config"
+	"github.com/sova-ai/sova/internal/server"
+	"github.com/sova-ai/sova/internal/sovatest"
+	"github.com/sova-ai/sova/internal/store"
+)
+
+type env struct {
+	model *sovatest.Model
+	site  *sovatest.Site
+	sx    *sovatest.SearXNG
+	app   *app.App
+	srv   *httptest.Server
+}
+
+func newEnv(t *testing.T, extra map[string]string) *env {
+	t.Helper()
+	arts := sovatest.DefaultArticles()
+	e := &env{model: sovatest.NewModel(t)}
+	e.site = sovatest.NewSite(t, arts)
+	e.sx = sovatest.NewSearXNG(t, e.site, arts)
+	vars := sovatest.Env(e.model, e.sx, t.TempDir())
+	for k, v := range extra {
+		vars[k] = v
+	}
+	cfg, err := config.FromEnv(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.app = a
+	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test"}))
+	t.Cleanup(func() {
+		e.srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = a.Close(ctx)
+	})
+	return e
+}
+
+func (e *env) post(t *testing.T, path, body string) *http.Response {
+	t.Helper()
+	resp, err := http.Post(e.srv.URL+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// frames reads a UI message stream into its JSON chunks.
+func frames(t *testing.T, r io.Reader) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	done := false
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "data: ") {
+			continue
+		}
+		data := strings.TrimPrefix(line, "data: ")
+		if data == "[DONE]" {
+			done = true
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			t.Fatalf("bad frame %q: %v", data, err)
+		}
+		out = append(out, m)
+	}
+	if !done {
+		t.Fatal("stream did not end with [DONE]")
+	}
+	return out
+}
+
+func TestSearchStreamAndChatStored(t *testing.T) {
+	e := newEnv(t, nil)
+	resp := e.post(t, "/api/search", `{"id":"chat-1","group":"search","messages":[{"id":"m1","role":"user","parts":[{"type":"text","text":"How did presidents describe the economy in the 1930s?"}]}]}`)
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("x-vercel-ai-ui-message-stream") != "v1" {
+		t.Fatalf("status %d, headers %v", resp.StatusCode, resp.Header)
+	}
+	chunks := frames(t, resp.Body)
+	types := map[string]int{}
+	var text strings.Builder
+	for _, c := range chunks {
+		typ := c["type"].(string)
+		types[typ]++
+		if typ == "text-delta" {
+			text.WriteString(c["delta"].(string))
+		}
+	}
+	if chunks[0]["type"] != "start" || chunks[len(chunks)-1]["type"] != "finish" {
+		t.Errorf("stream must open with start and close with finish: first %v last %v", chunks[0], chunks[len(chunks)-1])
+	}
+	if types["data-query_completion"] < 10 || types["source-url"] != 3 || types["data-page"] == 0 {
+		t.Errorf("progress parts missing: %v", types)
+	}
+	if !strings.Contains(text.String(), "[1]") || strings.Contains(text.String(), "[9]") {
+		t.Errorf("streamed answer: %q", text.String())
+	}
+
+	// The chat and both messages are stored; the title arrives in the background.
+	var got struct {
+		Chat     store.Chat      `json:"chat"`
+		Messages []store.Message `json:"messages"`
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r, err := http.Get(e.srv.URL + "/api/chats/chat-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Chat = store.Chat{}
+		if err := json.NewDecoder(r.Body).Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if got.Chat.Title != "" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got.Chat.Title != "Economy in the 1930s" {
+		t.Errorf("title = %q", got.Chat.Title)
+	}
+	if len(got.Messages) != 2 {
+		t.Fatalf("messages = %d, want 2", len(got.Messages))
+	}
+	a := got.Messages[1]
+	if a.Role != "assistant" || a.Content != text.String() || len(a.Sources) != 3 || a.Model != "main-model" ||
+		a.FinishReason != "stop" || a.Usage == nil || a.Usage.TotalTokens == 0 || len(a.ToolCalls) == 0 {
+		t.Errorf("assistant message incomplete: %+v", a)
+	}
+
+	// Listed, then deleted.
+	r, _ := http.Get(e.srv.URL + "/api/chats")
+	var list struct{ Chats []store.Chat }
+	_ = json.NewDecoder(r.Body).Decode(&list)
+	r.Body.Close()
+	if len(list.Chats) != 1 || list.Chats[0].ID != "chat-1" || list.Chats[0].MessageCount != 2 {
+		t.Errorf("list = %+v", list.Chats)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, e.srv.URL+"/api/chats/chat-1", nil)
+	r, err := http.DefaultClient.Do(req)
+	if err != nil || r.StatusCode != http.StatusNoContent {
+		t.Fatalf("delete: %v %v", err, r.Status)
+	}
+	r, _ = http.Get(e.srv.URL + "/api/chats/chat-1")
+	if r.StatusCode != http.StatusNotFound {
+		t.Errorf("deleted chat answers %d", r.StatusCode)
+	}
+}
+
+func TestChatContinuesFromStore(t *testing.T) {
+	e := newEnv(t, nil)
+	for _, q := range []string{"What is the capital of Australia?", "And its population?"} {
+		resp := e.post(t, "/api/search", `{"id":"c2","group":"chat","messages":[{"role":"user","content":"`+q+`"}]}`)
+		frames(t, resp.Body)
+		resp.Body.Close()
+	}
+	last := e.model.Last()
+	// The second question carried the first exchange as history.
+	if len(last.Messages) < 4 || !strings.Contains(last.Messages[1].Content, "capital of Australia") {
+		t.Errorf("history not sent: %+v", last.Messages)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	e := newEnv(t, map[string]string{"SOVA_MAX_BODY_BYTES": "2048"})
+	tests := []struct {
+		name, path, body string
+		status           int
+		code             string
+	}{
+		{"malformed json", "/api/search", `{"group":`, 400, "invalid_json"},
+		{"unknown mode", "/api/search", `{"group":"nope","messages":[{"role":"user","content":"hi"}]}`, 400, "unknown_mode"},
+		{"missing group", "/api/search", `{"messages":[{"role":"user","content":"hi"}]}`, 400, "missing_group"},
+		{"empty messages", "/api/search", `{"group":"chat","messages":[]}`, 400, "empty_messages"},
+		{"blank question", "/api/search", `{"group":"chat","messages":[{"role":"user","content":"  "}]}`, 400, "empty_messages"},
+		{"oversized", "/api/search", `{"group":"chat","messages":[{"role":"user","content":"` + strings.Repeat("x", 4000) + `"}]}`, 413, "body_too_large"},
+		{"unknown model", "/v1/chat/completions", `{"model":"gpt-4","messages":[{"role":"user","content":"hi"}]}`, 400, "model_not_found"},
+		{"unknown path", "/api/nothing", `{}`, 404, "not_found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := e.post(t, tt.path, tt.body)
+			defer resp.Body.Close()
+			var body struct {
+				Error struct{ Message, Type, Code string }
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tt.status || body.Error.Code != tt.code || body.Error.Message == "" || body.Error.Type == "" {
+				t.Errorf("got %d %+v, want %d %s", resp.StatusCode, body.Error, tt.status, tt.code)
+			}
+		})
+	}
+	// Nothing was stored by the rejected requests.
+	chats, _ := e.app.Store.ListChats(context.Background(), store.LocalUserID, 10, 0)
+	if len(chats) != 0 {
+		t.Errorf("rejected requests stored %d chats", len(chats))
+	}
+	// The unknown-model error lists the valid models.
+	resp := e.post(t, "/v1/chat/completions", `{"model":"gpt-4","messages":[{"role":"user","content":"hi"}]}`)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), "search") || !strings.Contains(string(b), "chat") {
+		t.Errorf("error does not list modes: %s", b)
+	}
+}
+
+func TestClientGoneStopsRunAndKeepsWhatStreamed(t *testing.T) {
+	e := newEnv(t, nil)
+	e.site.Delay = 10 * time.Second // reading pages hangs
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.srv.URL+"/api/search",
+		strings.NewReader(`{"id":"gone","group":"search","messages":[{"role":"user","content":"economy in the 1930s"}]}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait until pages are being read, then hang up.
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"state":"reading"`) {
+			break
+		}
+	}
+	cancel()
+	resp.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		msgs, _ := e.app.Store.ListMessages(context.Background(), store.LocalUserID, "gone")
+		if len(msgs) == 2 {
+			if msgs[1].FinishReason != "cancelled" {
+				t.Errorf("assistant message finish reason %q, want cancelled", msgs[1].FinishReason)
+			}
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("cancelled run left no assistant message")
+}
+
+func TestModelsAndHealth(t *testing.T) {
+	e := newEnv(t, nil)
+	r, err := http.Get(e.srv.URL + "/healthz")
+	if err != nil || r.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", err, r.Status)
+	}
+	client := openai.NewClient(option.WithBaseURL(e.srv.URL+"/v1"), option.WithAPIKey("unused"))
+	page, err := client.Models.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range page.Data {
+		ids = append(ids, m.ID)
+	}
+	if strings.Join(ids, ",") != "chat,search,deep_search" {
+		t.Errorf("models = %v", ids)
+	}
+}
+
+// The official OpenAI Go SDK reads Sova's endpoint unchanged.
+func TestOpenAISDK(t *testing.T) {
+	e := newEnv(t, nil)
+	client := openai.NewClient(option.WithBaseURL(e.srv.URL+"/v1"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
+	ctx := context.Background()
+	for _, model := range []string{"chat", "search"} {
+		t.Run(model+"/non-stream", func(t *testing.T) {
+			c, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+				Model:    model,
+				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("How did presidents describe the economy in the 1930s?")},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Choices) != 1 || c.Choices[0].Message.Content == "" || c.Choices[0].FinishReason != "stop" || c.Usage.TotalTokens == 0 {
+				t.Errorf("completion = %+v", c)
+			}
+		})
+		t.Run(model+"/stream", func(t *testing.T) {
+			stream := client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{
+				Model:         model,
+				Messages:      []openai.ChatCompletionMessageParamUnion{openai.UserMessage("How did presidents describe the economy in the 1930s?")},
+				StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+			})
+			acc := openai.ChatCompletionAccumulator{}
+			var runID string
+			for stream.Next() {
+				ch := stream.Current()
+				acc.AddChunk(ch)
+				if runID == "" {
+					runID = ch.Model
+				} else if ch.Model != runID {
+					t.Errorf("chunk model %q differs from %q", ch.Model, runID)
+				}
+			}
+			if err := stream.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if len(acc.Choices) != 1 || acc.Choices[0].Message.Content == "" || acc.Usage.TotalTokens == 0 {
+				t.Errorf("accumulated = %+v", acc.ChatCompletion)
+			}
+			if model == "search" && (!strings.Contains(acc.Choices[0].Message.Content, "[1]") || strings.Contains(acc.Choices[0].Message.Content, "[9]")) {
+				t.Errorf("citations not verified: %q", acc.Choices[0].Message.Content)
+			}
+			if len(runID) < 30 {
+				t.Errorf("model %q should carry the run id", runID)
+			}
+		})
+	}
+}
+
+// The real AI SDK client (npm package "ai") consumes the stream without a
+// validation error.
+func TestAISDKParsesStream(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "test", "aisdk")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed; the AI SDK check needs Node.js")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ai")); err != nil {
+		t.Skip("AI SDK not installed: run npm ci --prefix test/aisdk")
+	}
+	e := newEnv(t, nil)
+	for _, group := range []string{"search", "chat"} {
+		body := `{"id":"sdk-` + group + `","group":"` + group + `","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"How did presidents describe the economy in the 1930s?"}]}]}`
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(node, filepath.Join(dir, "validate.mjs"), "--url", e.srv.URL+"/api/search", "--body", body)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: AI SDK rejected the stream: %v\n%s", group, err, stderr.String())
+		}
+		var summary map[string]any
+		if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &summary); err != nil {
+			t.Fatalf("validator output %q: %v", stdout.String(), err)
+		}
+		t.Logf("%s: %s", group, strings.TrimSpace(stdout.String()))
+	}
+}
