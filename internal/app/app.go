@@ -57,11 +57,15 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		logger.Warn("web search is not configured", "err", err)
 		chain = search.NewChain(unavailable{err})
 	}
+	redirects := cfg.FetchMaxRedirects
+	if redirects == 0 {
+		redirects = -1 // SOVA_FETCH_MAX_REDIRECTS=0 means follow none
+	}
 	fcfg := fetch.Config{
 		AllowHosts:   cfg.FetchAllowHosts,
 		MaxBytes:     cfg.FetchMaxBytes,
 		Timeout:      cfg.FetchTimeout,
-		MaxRedirects: cfg.FetchMaxRedirects,
+		MaxRedirects: redirects,
 		MaxChars:     cfg.ContentMaxChars,
 	}
 	if err := fcfg.Validate(); err != nil {

@@ -142,10 +142,9 @@ func TestTee(t *testing.T) {
 
 // brokenEncoder fails writes after `after` events.
 type brokenEncoder struct {
-	mu     sync.Mutex
-	after  int
-	emits  int
-	closed bool
+	mu    sync.Mutex
+	after int
+	emits int
 }
 
 func (b *brokenEncoder) Emit(e Event) error {

@@ -355,21 +355,32 @@ func cleanTree(n *html.Node, linkBase *url.URL) {
 	}
 }
 
-// absolutizeLinks rewrites every <a href> in the tree to an absolute URL
-// where it can; fixLink later decides what to keep.
-func absolutizeLinks(n *html.Node, linkBase *url.URL) {
-	if n.Type == html.ElementNode && n.DataAtom == atom.A {
-		if abs := resolveLink(attr(n, "href"), linkBase); abs != "" {
-			setAttr(n, "href", abs)
+// absolutizeLinks rewrites every <a href> in the tree to an absolute http
+// or https URL, and unwraps (keeping the text) links that have none.
+func absolutizeLinks(doc *html.Node, linkBase *url.URL) {
+	var dead []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.DataAtom == atom.A {
+			if abs := resolveLink(attr(n, "href"), linkBase); abs != "" {
+				setAttr(n, "href", abs)
+			} else {
+				dead = append(dead, n)
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
 		}
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		absolutizeLinks(c, linkBase)
+	walk(doc)
+	for _, a := range dead {
+		unwrap(a)
 	}
 }
 
-// resolveLink returns href as an absolute http, https or mailto URL, or ""
-// when it is empty, a bare fragment, or another scheme.
+// resolveLink returns href as an absolute http or https URL, or "" when
+// it is empty, a bare fragment, or of another scheme (javascript:, data:,
+// mailto:, ...).
 func resolveLink(href string, linkBase *url.URL) string {
 	href = strings.TrimSpace(href)
 	if href == "" || strings.HasPrefix(href, "#") {
@@ -382,21 +393,15 @@ func resolveLink(href string, linkBase *url.URL) string {
 	if linkBase != nil {
 		u = linkBase.ResolveReference(u)
 	}
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https":
-		if u.Host == "" {
-			return ""
-		}
-		return u.String()
-	case "mailto":
-		return u.String()
+	if s := strings.ToLower(u.Scheme); (s != "http" && s != "https") || u.Host == "" {
+		return ""
 	}
-	return ""
+	return u.String()
 }
 
 // fixLink makes an <a> href absolute, or unwraps the link (keeping its
-// text) when it leads nowhere useful: fragments, javascript:, data: and
-// other non-web schemes.
+// text) when it leads nowhere useful: fragments, javascript:, data:,
+// mailto: and other non-web schemes.
 func fixLink(a *html.Node, linkBase *url.URL) {
 	abs := resolveLink(attr(a, "href"), linkBase)
 	if abs == "" {

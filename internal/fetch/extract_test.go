@@ -59,10 +59,9 @@ func TestExtract(t *testing.T) {
 				"[install](https://cdn.example/docs/v2/install.html)",
 				"[top](https://cdn.example/top)",
 				"section two",
-				"[mail us](mailto:help@example.com)",
-				" and data.",
+				" mail us and data.",
 			},
-			unwanted: []string{"#s2", "data:text"},
+			unwanted: []string{"#s2", "data:text", "mailto:"},
 		},
 		{
 			name:      "readability rescues what trafilatura discards",

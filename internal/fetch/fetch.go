@@ -20,6 +20,12 @@
 // such as http://2130706433/ and metadata host names are refused without
 // any lookup or connection.
 //
+// Go's URL parser takes hosts such as "2130706433" or "0x7f.1" as names;
+// the pure-Go resolver then asks DNS for them, but the cgo resolver (glibc
+// getaddrinfo) reads them as 127.0.0.1. Such hosts are therefore decoded
+// and judged as addresses before any lookup, and the dial-time check
+// would catch them anyway.
+//
 // Config.AllowHosts (SOVA_FETCH_ALLOW_HOSTS) lifts the guard for chosen
 // hosts: an exact host name ("searx.lan"), a wildcard ("*.corp.lan"), an IP
 // address ("127.0.0.1") or a CIDR range ("10.0.0.0/8"). A host allowed by
@@ -36,13 +42,30 @@
 // (scheme, literal addresses, metadata names) still apply to targets, so
 // the proxy itself must refuse internal destinations.
 //
+// # Content
+//
+// HTML is reduced to its main content with go-trafilatura (go-readability
+// takes over when trafilatura finds under 100 characters) and converted to
+// Markdown: links absolute (http and https only; other links keep just
+// their text), images dropped, and scripts, styles, noscript, iframes and
+// other embedded content removed before extraction. text/plain and
+// text/markdown pass through. Other types, PDF included, fail with
+// ErrUnsupportedType, decided from the Content-Type header before the body
+// is read (a missing or octet-stream type is sniffed from the body). The
+// charset comes from a byte-order mark, valid UTF-8, the Content-Type
+// header or a <meta> declaration, in that order; undeclared non-UTF-8
+// text is guessed to be windows-1251, KOI8-R or windows-1252.
+//
 // # Limits
 //
 // Each fetch has an overall timeout covering connection, redirects and the
 // body. Bodies are read up to Config.MaxBytes (after transport
 // decompression); a larger page is not an error: what was read is used and
-// the Page is marked Truncated. The extracted Markdown is trimmed to
-// Config.MaxChars characters at a paragraph, sentence or word boundary.
+// the Page is marked Truncated. The extractors see at most the first
+// 200,000 characters of text or 30,000 elements of a page (their cost
+// grows faster than linearly), again marking it Truncated. The extracted
+// Markdown is trimmed to Config.MaxChars characters at a paragraph,
+// sentence or word boundary.
 package fetch
 
 import (
@@ -65,7 +88,7 @@ const (
 	DefaultTimeout            = 20 * time.Second
 	DefaultMaxRedirects       = 5
 	DefaultMaxChars           = 3000
-	DefaultUserAgent          = "Mozilla/5.0 (compatible; Sova/1.0; +https://github.com/sova-ai/sova)"
+	DefaultUserAgent          = "Mozilla/5.0 (compatible; Sova; +https://github.com/sova-ai/sova)"
 )
 
 // Config configures a Fetcher. The zero value is usable.
@@ -162,7 +185,7 @@ type Page struct {
 	Markdown    string // main content, trimmed to MaxChars
 	Chars       int    // length of the Markdown in characters before trimming
 	ContentType string // media type, e.g. "text/html"
-	Status      int    // HTTP status code
+	Status      int    // HTTP status code (2xx; other statuses are a *StatusError)
 	// Truncated is true when Markdown is not the whole content: it was
 	// trimmed to MaxChars, or the body exceeded MaxBytes (or held more
 	// text than the extractors are given) and only its beginning was read.

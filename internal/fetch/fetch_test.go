@@ -613,3 +613,27 @@ func TestBadProxyFailsClosed(t *testing.T) {
 		t.Fatalf("err = %v, want a proxy configuration error", err)
 	}
 }
+
+func TestFetchConcurrent(t *testing.T) {
+	page, err := os.ReadFile("testdata/boilerplate_article.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, staticPage("text/html; charset=utf-8", page))
+	f := newTestFetcher(t, Config{})
+	errs := make(chan error, 8)
+	for i := 0; i < cap(errs); i++ {
+		go func() {
+			p, err := f.Fetch(context.Background(), srv.URL)
+			if err == nil && !strings.Contains(p.Markdown, "Barrages and lagoons") {
+				err = fmt.Errorf("unexpected Markdown %.100q", p.Markdown)
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < cap(errs); i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

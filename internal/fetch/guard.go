@@ -29,26 +29,26 @@ type BlockedError struct {
 
 func (e *BlockedError) Error() string {
 	var b strings.Builder
-	b.WriteString("refused to connect to ")
 	switch {
 	case e.IP.IsValid() && e.Host != "" && e.Host != e.IP.String():
-		fmt.Fprintf(&b, "%s (%s)", e.Host, e.IP)
+		fmt.Fprintf(&b, "refused to connect to %s (%s): %s", e.Host, e.IP, e.Reason)
 	case e.IP.IsValid():
-		b.WriteString(e.IP.String())
+		fmt.Fprintf(&b, "refused to connect to %s: %s", e.IP, e.Reason)
+	case e.Host != "":
+		fmt.Fprintf(&b, "refused to connect to %s: %s", e.Host, e.Reason)
 	default:
-		b.WriteString(e.Host)
+		// Not about an address (e.g. a scheme): nothing to allow.
+		return "refused: " + e.Reason
 	}
-	fmt.Fprintf(&b, ": %s", e.Reason)
-	var allow []string
-	if e.Host != "" && (!e.IP.IsValid() || e.Host != e.IP.String()) {
-		allow = append(allow, strconv.Quote(e.Host))
-	}
-	if e.IP.IsValid() {
-		allow = append(allow, strconv.Quote(e.IP.String()))
-	}
-	if len(allow) > 0 {
-		fmt.Fprintf(&b, "; if this address is meant to be reachable, add %s (or a CIDR range covering the address) to %s",
-			strings.Join(allow, " or "), AllowHostsEnv)
+	switch {
+	case e.IP.IsValid() && isMetadataAddr(e.IP):
+		fmt.Fprintf(&b, "; if it must be reachable, add exactly %q to %s (ranges do not cover metadata addresses)", e.IP.String(), AllowHostsEnv)
+	case e.IP.IsValid() && e.Host != "" && e.Host != e.IP.String():
+		fmt.Fprintf(&b, "; if it must be reachable, add %q or %q (or a CIDR range containing it) to %s", e.Host, e.IP.String(), AllowHostsEnv)
+	case e.IP.IsValid():
+		fmt.Fprintf(&b, "; if it must be reachable, add %q (or a CIDR range containing it) to %s", e.IP.String(), AllowHostsEnv)
+	default:
+		fmt.Fprintf(&b, "; if it must be reachable, add %q to %s", e.Host, AllowHostsEnv)
 	}
 	return b.String()
 }
@@ -276,7 +276,7 @@ func (g *guard) checkURL(u *url.URL) error {
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 	default:
-		return &BlockedError{Host: u.Host, Reason: fmt.Sprintf("scheme %q is not allowed, only http and https", u.Scheme)}
+		return &BlockedError{Reason: fmt.Sprintf("URL scheme %q is not allowed, only http and https", u.Scheme)}
 	}
 	host := normalizeHost(u.Hostname())
 	if host == "" {
@@ -291,7 +291,6 @@ func (g *guard) checkURL(u *url.URL) error {
 	if ip, ok := parseLegacyIPv4(host); ok {
 		if err := g.checkIP("", ip); err != nil {
 			be := err.(*BlockedError)
-			be.Host = host
 			be.Reason = fmt.Sprintf("%q is a numeric spelling of %s, a %s", host, ip, be.Reason)
 			return be
 		}

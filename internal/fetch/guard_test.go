@@ -228,3 +228,35 @@ func TestConfigValidate(t *testing.T) {
 		})
 	}
 }
+
+// control is the dial-time check: it sees the resolved address, whatever
+// name or spelling led there.
+func TestGuardControl(t *testing.T) {
+	g := newGuard([]string{"192.168.0.0/16", "::1"}, "")
+	tests := []struct {
+		addr    string
+		blocked bool
+	}{
+		{"127.0.0.1:80", true},
+		{"[::1]:443", false},
+		{"[::ffff:127.0.0.1]:80", true},
+		{"10.0.0.1:80", true},
+		{"192.168.7.7:8080", false},
+		{"169.254.169.254:80", true},
+		{"[fe80::1%eth0]:80", true},
+		{"8.8.8.8:443", false},
+		{"[2606:4700::1111]:443", false},
+	}
+	for _, tt := range tests {
+		err := g.control("tcp", tt.addr, nil)
+		if (err != nil) != tt.blocked {
+			t.Errorf("control(%s) = %v, want blocked=%v", tt.addr, err, tt.blocked)
+		}
+		if err != nil && !errors.Is(err, ErrBlocked) {
+			t.Errorf("control(%s) error %v does not match ErrBlocked", tt.addr, err)
+		}
+	}
+	if err := g.control("tcp", "not-an-address", nil); err == nil || errors.Is(err, ErrBlocked) {
+		t.Errorf("control(bad address) = %v, want a plain error", err)
+	}
+}

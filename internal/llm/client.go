@@ -372,11 +372,17 @@ func (k *core) attempt(ctx context.Context, model string, cl *call) (*Response, 
 			}
 		}
 	}
-	if err := s.Err(); err != nil {
-		return nil, k.classify(ctx, actx, model, err)
+	err = s.Err()
+	if err == nil {
+		err = actx.Err()
 	}
-	if actx.Err() != nil {
-		return nil, k.classify(ctx, actx, model, actx.Err())
+	if err != nil {
+		err = k.classify(ctx, actx, model, err)
+		var te *transportError
+		if chunks > 0 && errors.As(err, &te) {
+			te.midStream = true
+		}
+		return nil, err
 	}
 	if finish == "" {
 		detail := "stream ended before the model finished"

@@ -410,18 +410,19 @@ func TestStreamRetryOnlyBeforeFirstDelta(t *testing.T) {
 		wantErr   bool
 		wantCount int
 		wantText  string
+		errPart   string
 	}{
-		{"500 before stream", []llmtest.Reply{llmtest.Fail(500, "x"), llmtest.Text("hello there")}, false, 2, "hello there"},
-		{"dropped before stream", []llmtest.Reply{{Drop: true}, llmtest.Text("hello there")}, false, 2, "hello there"},
+		{"500 before stream", []llmtest.Reply{llmtest.Fail(500, "x"), llmtest.Text("hello there")}, false, 2, "hello there", ""},
+		{"dropped before stream", []llmtest.Reply{{Drop: true}, llmtest.Text("hello there")}, false, 2, "hello there", ""},
 		{"cut after tool call deltas only", []llmtest.Reply{
 			{ToolCalls: []llm.ToolCall{{Name: "f", Arguments: `{"a":1}`}}, BreakAfter: 1},
 			llmtest.Text("hello there"),
-		}, false, 2, "hello there"},
-		{"cut mid content", []llmtest.Reply{{Content: "hello there, general", BreakAfter: 2}, llmtest.Text("unused")}, true, 1, "hello th"},
+		}, false, 2, "hello there", ""},
+		{"cut mid content", []llmtest.Reply{{Content: "hello there, general", BreakAfter: 2}, llmtest.Text("unused")}, true, 1, "hello th", "broke mid-stream"},
 		{"error event after content", []llmtest.Reply{
 			{ErrorBody: contentChunk("hel") + "data: " + llmtest.ErrorJSON("server_error", "", "oops") + "\n\n"},
 			llmtest.Text("unused"),
-		}, true, 1, "hel"},
+		}, true, 1, "hel", "oops"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -430,8 +431,8 @@ func TestStreamRetryOnlyBeforeFirstDelta(t *testing.T) {
 			c := newClient(t, srv)
 			var got strings.Builder
 			resp, err := c.Stream(context.Background(), ask("q"), func(d string) { got.WriteString(d) })
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			if (err != nil) != tt.wantErr || (err != nil && !strings.Contains(err.Error(), tt.errPart)) {
+				t.Fatalf("err = %v, wantErr %v (%q)", err, tt.wantErr, tt.errPart)
 			}
 			if srv.Count() != tt.wantCount {
 				t.Errorf("requests = %d, want %d", srv.Count(), tt.wantCount)

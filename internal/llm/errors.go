@@ -105,12 +105,19 @@ func (e *APIError) retryable() bool {
 // transportError means the endpoint could not be reached or stopped
 // answering; it is always worth a retry.
 type transportError struct {
-	endpoint string
-	timeout  time.Duration // set when the per-call timeout expired
-	err      error
+	endpoint  string
+	timeout   time.Duration // set when the per-call timeout expired
+	midStream bool          // the stream had started
+	err       error
 }
 
 func (e *transportError) Error() string {
+	if e.midStream && e.timeout > 0 {
+		return fmt.Sprintf("model endpoint %s stopped streaming for %s — raise SOVA_LLM_TIMEOUT or check the model server", e.endpoint, e.timeout)
+	}
+	if e.midStream {
+		return fmt.Sprintf("connection to model endpoint %s broke mid-stream: %v", e.endpoint, e.err)
+	}
 	if e.timeout > 0 {
 		return fmt.Sprintf("model endpoint %s did not answer within %s — raise SOVA_LLM_TIMEOUT or check the model server", e.endpoint, e.timeout)
 	}

@@ -173,6 +173,32 @@ func TestSchemaName(t *testing.T) {
 	}
 }
 
+func TestDecodeStructuredIntegers(t *testing.T) {
+	type counts struct {
+		N    int   `json:"n"`
+		List []int `json:"list"`
+	}
+	k := &core{schemas: map[schemaKey]*schemaInfo{}}
+	sch, err := schemaFor[counts](k, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sch.name != "counts" {
+		t.Errorf("name = %q", sch.name)
+	}
+	got, err := decodeStructured[counts](`{"n": 3, "list": [1, 2]}`, sch)
+	if err != nil || got.N != 3 || len(got.List) != 2 {
+		t.Fatalf("got %+v err %v", got, err)
+	}
+	if _, err := decodeStructured[counts](`{"n": 3.5, "list": null}`, sch); err == nil {
+		t.Error("3.5 accepted as an integer")
+	}
+	again, _ := schemaFor[counts](k, "")
+	if again != sch {
+		t.Error("schema not cached")
+	}
+}
+
 func TestRetryable(t *testing.T) {
 	tests := []struct {
 		name string

@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sova-ai/sova/internal/sovatest"
+)
+
+// These tests build the real binary and run it as a person would, against
+// local fakes of the model, SearXNG and the web.
+
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "sova-bin")
+	if err != nil {
+		panic(err)
+	}
+	binPath = filepath.Join(dir, "sova")
+	build := exec.Command("go", "build", "-o", binPath, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building sova:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type world struct {
+	model   *sovatest.Model
+	site    *sovatest.Site
+	sx      *sovatest.SearXNG
+	dataDir string
+}
+
+func newWorld(t *testing.T) *world {
+	arts := sovatest.DefaultArticles()
+	w := &world{model: sovatest.NewModel(t), site: sovatest.NewSite(t, arts), dataDir: t.TempDir()}
+	w.sx = sovatest.NewSearXNG(t, w.site, arts)
+	return w
+}
+
+func (w *world) env() []string {
+	out := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.dataDir, "SOVA_DISABLE_TITLES=false"}
+	for k, v := range sovatest.Env(w.model, w.sx, w.dataDir) {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+func (w *world) sova(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd.Env = w.env()
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), e.String(), err
+}
+
+func TestAskSearch(t *testing.T) {
+	w := newWorld(t)
+	out, errOut, err := w.sova(t, "ask", "--mode", "search", "How did presidents describe the economy in the 1930s?")
+	if err != nil {
+		t.Fatalf("ask: %v\nstderr:\n%s", err, errOut)
+	}
+	// Progress on stderr: rewritten query, each query with its count, pages.
+	for _, want := range []string{"(rewritten)", "6 results", "economy 1930s presidents", "Reading", "read"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	// Answer and numbered sources on stdout, nothing of the progress.
+	if !strings.Contains(out, "passing storm [1]") || strings.Contains(out, "[9]") {
+		t.Errorf("answer:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^\*\*Sources\*\*\n\[1\] .+ — http://127\.0\.0\.1:\d+/a/\S+\n\[2\] .+\n\[3\] .+$`).MatchString(out) {
+		t.Errorf("source list missing or malformed:\n%s", out)
+	}
+	if strings.Contains(out, "6 results") {
+		t.Errorf("progress leaked to stdout:\n%s", out)
+	}
+
+	// The exchange was kept as a chat.
+	list, _, err := w.sova(t, "chats", "list", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chats []struct {
+		ID           string
+		MessageCount int
+	}
+	if err := json.Unmarshal([]byte(list), &chats); err != nil || len(chats) != 1 || chats[0].MessageCount != 2 {
+		t.Fatalf("chats list = %s (%v)", list, err)
+	}
+	show, _, err := w.sova(t, "chats", "show", chats[0].ID)
+	if err != nil || !strings.Contains(show, "## assistant") || !strings.Contains(show, "[3] ") {
+		t.Errorf("chats show: %v\n%s", err, show)
+	}
+	if _, _, err := w.sova(t, "chats", "delete", chats[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, err := w.sova(t, "chats", "show", chats[0].ID); err == nil || !strings.Contains(errOut, "not found") {
+		t.Errorf("deleted chat still shown: %v %s", err, errOut)
+	}
+}
+
+func TestAskJSON(t *testing.T) {
+	w := newWorld(t)
+	out, errOut, err := w.sova(t, "ask", "--json", "--no-save", "-m", "search", "economy in the 1930s")
+	if err != nil {
+		t.Fatalf("ask --json: %v\n%s", err, errOut)
+	}
+	types := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev struct{ Type string }
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line is not JSON: %q", line)
+		}
+		types[ev.Type]++
+	}
+	if types["start"] != 1 || types["finish"] != 1 || types["query"] == 0 || types["text-delta"] == 0 || types["page"] == 0 {
+		t.Errorf("event types = %v", types)
+	}
+	list, _, _ := w.sova(t, "chats", "list", "--json")
+	if strings.TrimSpace(list) != "[]" {
+		t.Errorf("--no-save stored a chat: %s", list)
+	}
+}
+
+func TestAskChatRussian(t *testing.T) {
+	w := newWorld(t)
+	out, errOut, err := w.sova(t, "ask", "--mode", "chat", "Какая столица у Австралии?")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if !strings.Contains(out, "Canberra") {
+		t.Errorf("answer: %s", out)
+	}
+	if !strings.Contains(w.model.Last().System(), "Russian") {
+		t.Errorf("chat prompt does not ask for Russian: %s", w.model.Last().System())
+	}
+}
+
+func TestAskErrors(t *testing.T) {
+	w := newWorld(t)
+	_, errOut, err := w.sova(t, "ask", "--mode", "nope", "hi")
+	if err == nil || !strings.Contains(errOut, "valid modes: chat, search, deep_search") {
+		t.Errorf("unknown mode: %v %s", err, errOut)
+	}
+	w.sx.Fail.Store(http.StatusForbidden)
+	_, errOut, err = w.sova(t, "ask", "--mode", "search", "economy")
+	if err == nil || !strings.Contains(errOut, "json") {
+		t.Errorf("SearXNG 403 should explain enabling JSON: %v %s", err, errOut)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	w := newWorld(t)
+	out, _, err := w.sova(t, "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"serve", "ask", "chats", "version"} {
+		if !strings.Contains(out, c) {
+			t.Errorf("help lacks %s", c)
+		}
+	}
+	out, _, err = w.sova(t, "version")
+	if err != nil || !strings.HasPrefix(out, "sova ") {
+		t.Errorf("version: %v %q", err, out)
+	}
+}
+
+// serveProc is a running `sova serve`.
+type serveProc struct {
+	cmd  *exec.Cmd
+	url  string
+	logs *syncBuffer
+}
+
+// syncBuffer is a log buffer written by one goroutine and read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) WriteString(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.b.WriteString(s)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func (w *world) serve(t *testing.T) *serveProc {
+	t.Helper()
+	cmd := exec.Command(binPath, "serve", "--addr", "127.0.0.1:0")
+	cmd.Env = w.env()
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &serveProc{cmd: cmd, logs: &syncBuffer{}}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		re := regexp.MustCompile(`addr=(http://127\.0\.0\.1:\d+)`)
+		for sc.Scan() {
+			s.logs.WriteString(sc.Text() + "\n")
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+		pw.Close()
+	})
+	select {
+	case s.url = <-found:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("serve did not start:\n%s", s.logs)
+	}
+	return s
+}
+
+func (s *serveProc) stop(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	_ = s.cmd.Process.Signal(sig)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
+
+func TestServeKeepsChatsAcrossRestart(t *testing.T) {
+	w := newWorld(t)
+	s := w.serve(t)
+	if !strings.Contains(s.logs.String(), "this machine only") {
+		t.Errorf("serve should say it listens locally:\n%s", s.logs)
+	}
+	resp, err := http.Post(s.url+"/api/search", "application/json",
+		strings.NewReader(`{"id":"persist","group":"search","messages":[{"role":"user","content":"How did presidents describe the economy in the 1930s?"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"type":"finish"`) {
+		t.Fatalf("stream: %s", body)
+	}
+	// Give the background title a moment, then kill hard: nothing that was
+	// answered may be lost.
+	time.Sleep(300 * time.Millisecond)
+	s.stop(t, syscall.SIGKILL)
+
+	s2 := w.serve(t)
+	r, err := http.Get(s2.url + "/api/chats/persist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Chat     struct{ Title string }
+		Messages []struct {
+			Role, Content string
+			Sources       []struct{ URL string }
+		}
+	}
+	_ = json.NewDecoder(r.Body).Decode(&got)
+	r.Body.Close()
+	if len(got.Messages) != 2 || len(got.Messages[1].Sources) != 3 || got.Messages[1].Content == "" {
+		t.Fatalf("after restart: %+v", got)
+	}
+	if got.Chat.Title == "" {
+		t.Errorf("title lost")
+	}
+	s2.stop(t, syscall.SIGTERM)
+	if !strings.Contains(s2.logs.String(), "shutting down") {
+		t.Errorf("no graceful shutdown:\n%s", s2.logs)
+	}
+}
