@@ -26,7 +26,9 @@ type searchEnv struct {
 	cfg   SearchConfig
 }
 
-func newSearchEnv(t *testing.T) *searchEnv {
+func newSearchEnv(t *testing.T) *searchEnv { return newSearchEnvTB(t) }
+
+func newSearchEnvTB(t testing.TB) *searchEnv {
 	t.Helper()
 	arts := sovatest.DefaultArticles()
 	site := sovatest.NewSite(t, arts)
@@ -41,7 +43,7 @@ func newSearchEnv(t *testing.T) *searchEnv {
 	}
 }
 
-func (e *searchEnv) client(t *testing.T) *llm.Client {
+func (e *searchEnv) client(t testing.TB) *llm.Client {
 	t.Helper()
 	c, err := llm.New(llm.Config{
 		BaseURL: e.model.URL(), APIKey: "k", Model: "main-model", FastModel: "fast-model",
@@ -53,7 +55,7 @@ func (e *searchEnv) client(t *testing.T) *llm.Client {
 	return c
 }
 
-func (e *searchEnv) mode(t *testing.T, providers ...search.Provider) *Search {
+func (e *searchEnv) mode(t testing.TB, providers ...search.Provider) *Search {
 	t.Helper()
 	if len(providers) == 0 {
 		providers = []search.Provider{search.NewSearXNG(e.sx.URL, nil)}

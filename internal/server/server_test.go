@@ -34,7 +34,9 @@ type env struct {
 	srv   *httptest.Server
 }
 
-func newEnv(t *testing.T, extra map[string]string) *env {
+func newEnv(t *testing.T, extra map[string]string) *env { return newEnvTB(t, extra) }
+
+func newEnvTB(t testing.TB, extra map[string]string) *env {
 	t.Helper()
 	arts := sovatest.DefaultArticles()
 	e := &env{model: sovatest.NewModel(t)}

@@ -182,6 +182,8 @@ type Model struct {
 	Answer string
 	// FollowUps is how many follow-up queries each follow-up step returns.
 	FollowUps int
+	// Latency is waited before every answer (benchmarks of fan-out).
+	Latency time.Duration
 }
 
 // NewModel starts the scripted model.
@@ -198,6 +200,12 @@ func NewModel(t testing.TB) *Model {
 
 // Respond answers one request by recognising which of Sova's steps sent it.
 func (m *Model) Respond(r *llmtest.Request) llmtest.Reply {
+	reply := m.respond(r)
+	reply.Delay = m.Latency
+	return reply
+}
+
+func (m *Model) respond(r *llmtest.Request) llmtest.Reply {
 	usage := llmtest.Tokens(100, 20)
 	sys := r.System()
 	switch {
