@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -75,7 +76,7 @@ func Load() (*Config, error) { return FromEnv(envMap(os.Environ())) }
 func FromEnv(vars map[string]string) (*Config, error) {
 	cfg, err := env.ParseAsWithOptions[Config](env.Options{Environment: vars})
 	if err != nil {
-		return nil, fmt.Errorf("reading configuration: %w", err)
+		return nil, friendly(err, vars)
 	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = defaultDataDir(vars)
@@ -156,4 +157,27 @@ func envMap(environ []string) map[string]string {
 		}
 	}
 	return m
+}
+
+// friendly rewrites the parser's errors to name the variable and the value
+// a person has to fix, instead of the Go field.
+func friendly(err error, vars map[string]string) error {
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return fmt.Errorf("reading configuration: %w", err)
+	}
+	t := reflect.TypeFor[Config]()
+	var out []error
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if errors.As(e, &pe) {
+			if f, ok := t.FieldByName(pe.Name); ok {
+				key := f.Tag.Get("env")
+				out = append(out, fmt.Errorf("%s=%q is not a valid %s: %w", key, vars[key], pe.Type, pe.Err))
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return fmt.Errorf("reading configuration: %w", errors.Join(out...))
 }
