@@ -34,14 +34,12 @@ const (
 //	  ✓ read https://go.dev/doc/tutorial/generics — 12,345 chars
 //	✓ Done in 4.2s · 3,456 tokens (3,000 in, 456 out)
 type Terminal struct {
-	mu         sync.Mutex
-	w          io.Writer
-	color      bool
-	start      time.Time
-	usage      Usage
-	iterations int // distinct search iterations seen
-	iteration  int // the iteration of the last query event
-	closed     bool
+	mu     sync.Mutex
+	w      io.Writer
+	color  bool
+	start  time.Time
+	usage  Usage
+	closed bool
 }
 
 // NewTerminal returns a progress renderer writing to w; color turns on ANSI
@@ -127,13 +125,6 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 		q := e.Query
 		if q == nil {
 			return
-		}
-		if t.iterations == 0 || q.Iteration != t.iteration {
-			t.iterations++
-			t.iteration = q.Iteration
-			if t.iterations > 1 {
-				line(t.style(ansiDim, "  · iteration "+strconv.Itoa(t.iterations)))
-			}
 		}
 		head := "[" + strconv.Itoa(q.Index+1) + "/" + strconv.Itoa(q.Total) + "] " + quote(clip(q.Query, 120))
 		switch q.Status {

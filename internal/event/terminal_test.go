@@ -24,7 +24,6 @@ func TestTerminal(t *testing.T) {
   ⟳ [2/2] "golang type parameters"
   ✓ [1/2] "go generics tutorial" — 8 results (searxng)
   ✗ [2/2] "golang type parameters" — searxng: timeout after 10s
-  · iteration 2
   ⟳ [1/1] "go generics constraints"
   ✓ [1/1] "go generics constraints" — 1 result (searxng)
 → Reading pages
