@@ -16,6 +16,8 @@ import (
 	"github.com/sova-ai/sova/internal/app"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/report"
 	"github.com/sova-ai/sova/internal/run"
 	"github.com/sova-ai/sova/internal/store"
 )
@@ -24,6 +26,9 @@ func newAsk() *cobra.Command {
 	var (
 		modeID, chatID, tz string
 		asJSON, noSave     bool
+		spaceRefs          []string // spaces.go
+		web                bool
+		pdfPath            string
 	)
 	cmd := &cobra.Command{
 		Use:   "ask [flags] \"question\"",
@@ -39,7 +44,8 @@ The question and answer are kept as a chat (see "sova chats") unless
 --no-save is given; --chat continues an earlier chat.`,
 		Example: `  sova ask "What is the capital of Australia?" --mode chat
   sova ask --mode search "How did presidents describe the economy in the 1930s?"
-  sova ask --mode search --json "Как работает WAL в SQLite?" | jq .type`,
+  sova ask --mode search --json "Как работает WAL в SQLite?" | jq .type
+  sova ask --mode deep_research --pdf report.pdf "Economy of the USA in the 1930s"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig()
@@ -61,28 +67,40 @@ The question and answer are kept as a chat (see "sova chats") unless
 			if tz == "" {
 				tz = os.Getenv("TZ")
 			}
+			spaceIDs, err := resolveAskSpaces(ctx, a, modeID, spaceRefs)
+			if err != nil {
+				return err
+			}
+			var webSearch *bool
+			if cmd.Flags().Changed("web") {
+				webSearch = &web
+			}
 			prep, err := a.Service.Prepare(ctx, run.Request{
 				UserID: store.LocalUserID, ChatID: chatID, Mode: modeID, Timezone: tz,
 				Messages: []llm.Message{{Role: llm.RoleUser, Content: strings.Join(args, " ")}},
 				Persist:  !noSave,
+				Spaces:   spaceIDs, WebSearch: webSearch,
 			})
 			if err != nil {
 				return err
 			}
-			return ask(ctx, a.Service, prep, cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON)
+			return ask(ctx, a.Service, prep, cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON, pdfPath)
 		},
 	}
-	cmd.Flags().StringVarP(&modeID, "mode", "m", "search", "mode: chat, search, deep_search")
+	cmd.Flags().StringVarP(&modeID, "mode", "m", "search", "mode: chat, search, deep_search, deep_research, sgr_agent, docs (see docs/modes.md), or the id of a run waiting for answers")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON event per line on stdout")
 	cmd.Flags().StringVar(&chatID, "chat", "", "continue the chat with this id")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not keep the question and answer as a chat")
 	cmd.Flags().StringVar(&tz, "timezone", "", "IANA time zone for dates in answers (default $TZ)")
+	cmd.Flags().StringVar(&pdfPath, "pdf", "", "also write the report (or the answer with its sources) to this PDF file")
+	cmd.Flags().StringArrayVar(&spaceRefs, "space", nil, "also search this document space (name or ID; repeat for more) in search, deep_search and docs")
+	cmd.Flags().BoolVar(&web, "web", false, "docs mode: let the agent search the web too (--web=false to forbid; default SOVA_DOCS_WEB_SEARCH)")
 	return cmd
 }
 
 // ask runs a prepared question, writing progress to stderr and the answer
 // (or NDJSON events) to stdout.
-func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stderr io.Writer, asJSON bool) error {
+func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stderr io.Writer, asJSON bool, pdfPath string) error {
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	var sink event.Sink
@@ -117,13 +135,30 @@ func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stde
 		}
 		return o.Err
 	}
+	if pdfPath != "" && o.State == store.RunCompleted {
+		if err := writePDF(pdfPath, o.Result); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "PDF written to %s\n", pdfPath)
+	}
 	if asJSON {
 		return nil
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	_, _ = out.WriteString("\n")
-	if len(o.Result.Sources) > 0 {
+	if o.State == store.RunWaiting {
+		// The run waits for answers; the next message in the chat (or to
+		// the run, when the chat is not kept) continues it.
+		target := "--chat " + o.ChatID + " --mode " + prep.ModeID()
+		if o.ChatID == "" || !prep.Persisted() {
+			target = "--mode " + o.RunID
+		}
+		fmt.Fprintf(stderr, "\nSova needs your answers to go on. Reply with:\n  sova ask %s \"your answers\"\n", target)
+		return nil
+	}
+	// A report ends with its own list of sources.
+	if len(o.Result.Sources) > 0 && o.Result.Report == "" {
 		_, _ = out.WriteString("\n" + sourcesHeading(o.Result.Text) + "\n")
 		for _, s := range o.Result.Sources {
 			title := s.Title
@@ -143,4 +178,31 @@ func sourcesHeading(answer string) string {
 		}
 	}
 	return "**Sources**"
+}
+
+// writePDF renders the run's report, or for modes without one the answer
+// with its numbered sources, to a PDF file.
+func writePDF(path string, res *mode.Result) error {
+	md := res.Report
+	if md == "" {
+		var b strings.Builder
+		b.WriteString(res.Text)
+		if len(res.Sources) > 0 {
+			b.WriteString("\n\n## " + strings.Trim(sourcesHeading(res.Text), "*") + "\n\n")
+			for _, s := range res.Sources {
+				fmt.Fprintf(&b, "%d. [%s](%s)\n", s.Number, s.Title, s.URL)
+			}
+		}
+		md = b.String()
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing the PDF: %w", err)
+	}
+	if err := report.PDF(f, md, report.Options{Date: time.Now()}); err != nil {
+		_ = f.Close()
+		_ = os.Remove(path)
+		return fmt.Errorf("rendering the PDF: %w", err)
+	}
+	return f.Close()
 }

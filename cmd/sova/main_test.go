@@ -311,3 +311,136 @@ func TestServeKeepsChatsAcrossRestart(t *testing.T) {
 		t.Errorf("no graceful shutdown:\n%s", s2.logs)
 	}
 }
+
+// Kill the server in the middle of a deep research run: at the next start
+// the run is marked interrupted (its chat says so), and restarting it
+// finishes the research with a report.
+func TestDeepResearchSurvivesAKill(t *testing.T) {
+	w := newWorld(t)
+	w.site.SetDelay(2 * time.Second) // pages read slowly: the kill lands mid-run
+	s := w.serve(t)
+	resp, err := http.Post(s.url+"/api/search", "application/json",
+		strings.NewReader(`{"id":"dr","group":"deep_research","messages":[{"role":"user","content":"How did presidents describe the economy in the 1930s?"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := resp.Header.Get("X-Run-ID")
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"state":"reading"`) {
+			break
+		}
+	}
+	s.stop(t, syscall.SIGKILL)
+	resp.Body.Close()
+
+	w.site.SetDelay(0)
+	s2 := w.serve(t)
+	var view struct {
+		Run struct{ State, Error string }
+	}
+	getJSON(t, s2.url+"/api/runs/"+runID, &view)
+	if view.Run.State != "interrupted" || !strings.Contains(view.Run.Error, "restart") {
+		t.Fatalf("after the kill: %+v", view.Run)
+	}
+	var chat struct {
+		Messages []struct{ Role, Error, FinishReason string }
+	}
+	getJSON(t, s2.url+"/api/chats/dr", &chat)
+	if n := len(chat.Messages); n != 2 || chat.Messages[1].FinishReason != "cancelled" || chat.Messages[1].Error == "" {
+		t.Fatalf("chat after the kill: %+v", chat.Messages)
+	}
+
+	r, err := http.Post(s2.url+"/api/runs/"+runID+"/restart", "", nil)
+	if err != nil || r.StatusCode != http.StatusAccepted {
+		t.Fatalf("restart: %v %v", err, r.Status)
+	}
+	var restarted struct{ RunID, StreamURL string }
+	_ = json.NewDecoder(r.Body).Decode(&restarted)
+	r.Body.Close()
+	r, err = http.Get(s2.url + restarted.StreamURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if !strings.Contains(string(body), `"finishReason":"stop"`) {
+		t.Fatalf("restarted run did not finish: %.2000s", body)
+	}
+	r, err = http.Get(s2.url + "/api/runs/" + restarted.RunID + "/report.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if r.StatusCode != http.StatusOK || len(report) < 1500 {
+		t.Fatalf("report: %d, %d bytes", r.StatusCode, len(report))
+	}
+	r, err = http.Get(s2.url + "/api/runs/" + restarted.RunID + "/report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if r.StatusCode != http.StatusOK || !bytes.HasPrefix(pdf, []byte("%PDF-")) || r.Header.Get("Content-Type") != "application/pdf" {
+		t.Fatalf("report.pdf: %d %s, %d bytes", r.StatusCode, r.Header.Get("Content-Type"), len(pdf))
+	}
+	files := struct{ Files []struct{ Path string } }{}
+	getJSON(t, s2.url+"/api/runs/"+restarted.RunID+"/files", &files)
+	var paths []string
+	for _, f := range files.Files {
+		paths = append(paths, f.Path)
+	}
+	joined := strings.Join(paths, " ")
+	for _, want := range []string{"main.md", "draft_report.md", "supervisor.md", "agents/agent_1.md", "items/item_1.md"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("workspace lacks %s: %v", want, paths)
+		}
+	}
+}
+
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	r, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", url, r.Status)
+	}
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+}
+
+// sova ask --mode deep_research --pdf writes the report as a PDF whose
+// text (read back with pdftotext) carries the Cyrillic title intact.
+func TestAskDeepResearchPDF(t *testing.T) {
+	pdftotext, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Skip("pdftotext not installed (Debian package poppler-utils)")
+	}
+	w := newWorld(t)
+	out := filepath.Join(t.TempDir(), "report.pdf")
+	stdout, stderr, err := w.sova(t, "ask", "--mode", "deep_research", "--pdf", out, "Как президенты США описывали экономику в 1930-х годах?")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "PDF written to") || len(stdout) < 1500 {
+		t.Errorf("stdout %d bytes; stderr:\n%s", len(stdout), stderr)
+	}
+	text, err := exec.Command(pdftotext, out, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := strings.SplitN(strings.TrimSpace(stdout), "\n", 2)[0]
+	title = strings.TrimSpace(strings.TrimLeft(title, "# "))
+	if title == "" || !strings.Contains(string(text), title) {
+		t.Errorf("PDF text lacks the report title %q:\n%.500s", title, text)
+	}
+	if !regexp.MustCompile(`[А-Яа-я]{4,}`).Match(text) {
+		t.Errorf("no Cyrillic in the PDF text:\n%.500s", text)
+	}
+}

@@ -34,14 +34,18 @@ func newRoot() *cobra.Command {
 reads the pages and streams back an answer in the language of the question.
 
 It talks to any OpenAI-compatible model endpoint (SOVA_LLM_BASE_URL,
-SOVA_LLM_API_KEY or OPENAI_API_KEY, SOVA_MODEL) and a web search provider
-(SOVA_SEARCH_PROVIDER=searxng with SOVA_SEARXNG_URL, or tavily with
-TAVILY_API_KEY). Every setting is an environment variable; see
-docs/configuration.md.`,
+SOVA_LLM_API_KEY or OPENAI_API_KEY, SOVA_MODEL) and web search providers:
+out of the box DuckDuckGo and Wikipedia, which need no account; SearXNG
+(SOVA_SEARXNG_URL), Tavily, Exa and Brave (TAVILY_API_KEY, EXA_API_KEY,
+BRAVE_API_KEY) are used first when configured. Every setting is an
+environment variable; see docs/configuration.md.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServe(), newAsk(), newChats(), newVersion())
+	root.AddCommand(newBench())
+	root.AddCommand(newRuns())
+	root.AddCommand(newSpaces())
 	return root
 }
 

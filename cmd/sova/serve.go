@@ -44,6 +44,7 @@ that authenticates, and set SOVA_ADDR=0.0.0.0:8080.`,
 				Handler: server.New(server.Options{
 					Service: a.Service, Store: a.Store, Logger: logger,
 					MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: versionString(),
+					Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes,
 				}),
 				ReadHeaderTimeout: 10 * time.Second,
 				ReadTimeout:       30 * time.Second,

@@ -8,16 +8,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/mode/research"
+	"github.com/sova-ai/sova/internal/mode/sgr"
 	"github.com/sova-ai/sova/internal/run"
 	"github.com/sova-ai/sova/internal/search"
+	"github.com/sova-ai/sova/internal/spaces"
 	"github.com/sova-ai/sova/internal/store"
+	"github.com/sova-ai/sova/internal/webcache"
 )
 
 // App is an assembled Sova.
@@ -27,6 +30,12 @@ type App struct {
 	Service *run.Service
 	Model   *llm.Client
 	Logger  *slog.Logger
+	// WebCache keeps search answers and read pages (its Stats count hits).
+	WebCache *webcache.Cache
+	// Spaces are the document spaces (spaces.go).
+	Spaces *spaces.Service
+
+	agentSweeper *sgr.Sweeper // evicts old finished agents (SOVA_SGR_AGENT_TTL)
 }
 
 // New assembles Sova. Close releases what it opened.
@@ -77,6 +86,11 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 	if err != nil {
 		return nil, fmt.Errorf("opening the store: %w", err)
 	}
+	retr, err := newRetrieval(ctx, cfg, chain, fetcher, st, logger) // retrieval.go
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 
 	block := search.BlockList{Domains: cfg.BlockedDomains, Keywords: cfg.BlockedKeywords}
 	searchCfg := func(id, desc string, iterations int, words string) mode.SearchConfig {
@@ -85,15 +99,42 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 			Queries: cfg.DeepSearchQueries, Iterations: iterations, MaxResults: cfg.DeepSearchMaxResults,
 			RerankTopK: cfg.RerankTopK, ScrapeTopN: cfg.ScrapeTopN, Concurrency: cfg.SearchConcurrency,
 			AnswerWords: words, BlockList: block, HistoryLimit: cfg.ChatHistoryLimit,
-			Temperature: cfg.ChatTemperature, MaxTokens: cfg.ChatMaxTokens,
+			Temperature: cfg.ChatTemperature, MaxTokens: cfg.ChatMaxTokens, Reranker: retr.reranker,
 		}
+	}
+	// deep_research runs deep_search first, for context.
+	deepCfg := searchCfg("deep_search", "Deeper web search: the search pipeline with more iterations and sources, cited answer of 800–1200 words.", cfg.BalancedIterations, "800-1200")
+	deepCfg.RerankTopK, deepCfg.ScrapeTopN = cfg.BalancedRerankTopK, cfg.BalancedScrapeTopN
+	deepSearch := mode.NewSearch(deepCfg, model, fast, chain, retr.reader)
+	docSpaces, err := OpenSpaces(cfg, st, retr.embed, logger) // spaces.go
+	if err != nil {
+		_ = st.Close()
+		return nil, err
 	}
 	modes, err := mode.NewRegistry(
 		mode.NewChat(mode.ChatConfig{HistoryLimit: cfg.ChatHistoryLimit, MaxTokens: cfg.ChatMaxTokens, Temperature: cfg.ChatTemperature}, model),
-		mode.NewSearch(searchCfg("search", "Fast web search: query rewrite, parallel multi-query search, reads the best pages, cited answer of 400–600 words.", cfg.SpeedMaxIterations, "400-600"), model, fast, chain, fetcher),
-		mode.NewSearch(searchCfg("deep_search", "Deeper web search: the search pipeline with more iterations and sources, cited answer of 800–1200 words.", cfg.BalancedIterations, "800-1200"), model, fast, chain, fetcher),
+		mode.NewSearch(searchCfg("search", "Fast web search: query rewrite, parallel multi-query search, reads the best pages, cited answer of 400–600 words.", cfg.SpeedMaxIterations, "400-600"), model, fast, chain, retr.reader).WithDocuments(docSpaces, cfg.SpacesSearchTopK),
+		deepSearch.WithDocuments(docSpaces, cfg.SpacesSearchTopK),
+		docsMode(cfg, model, fast, docSpaces, chain, block),
+		research.New(research.Config{
+			NumAgents: cfg.DeepResearchNumAgents, MaxSupervisorCalls: cfg.DeepResearchMaxSupervisorCalls,
+			AgentMaxSteps: cfg.DeepResearchAgentMaxSteps, SupervisorMaxIterations: cfg.DeepResearchSupervisorMaxIter,
+			MaxIterations: cfg.DeepResearchMaxIterations, RunDeepSearchFirst: cfg.DeepResearchDeepSearchFirst,
+			ClarifyingQuestions: cfg.DeepResearchClarify, ReflectEvery: cfg.DeepResearchReflectEvery,
+			MaxReformulations: cfg.DeepResearchMaxReformulations, MemoryNotes: cfg.DeepResearchMemoryNotes,
+			SupervisorFindings: cfg.DeepResearchSupervisorFindings, MinDraftChars: cfg.DeepResearchMinDraftChars,
+			MinReportChars: cfg.DeepResearchMinReportChars, MaxResults: cfg.DeepSearchMaxResults,
+			ScrapeMaxURLs: cfg.ScrapeTopN, Concurrency: cfg.SearchConcurrency, BlockList: block,
+			Temperature: cfg.ChatTemperature, MaxTokens: cfg.ChatMaxTokens,
+		}, model, fast, chain, retr.reader, deepSearch),
+		sgr.New(sgr.Config{
+			MaxSteps: cfg.SGRMaxSteps, MaxSearches: cfg.SGRMaxSearches, MaxClarifications: cfg.SGRMaxClarifications,
+			MaxResults: cfg.DeepSearchMaxResults, Concurrency: cfg.SearchConcurrency, BlockList: block,
+			HistoryLimit: cfg.ChatHistoryLimit, Temperature: cfg.ChatTemperature, MaxTokens: cfg.ChatMaxTokens, Logger: logger,
+		}, model, chain, retr.reader, st),
 	)
 	if err != nil {
+		_ = docSpaces.Close()
 		_ = st.Close()
 		return nil, err
 	}
@@ -104,43 +145,34 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 	svc := run.NewService(run.Options{
 		Store: st, Modes: modes, Titler: titler, Logger: logger,
 		Timeout: cfg.RunTimeout, MaxQuestionChars: cfg.MaxQuestionChars,
+		ModeTimeouts: map[string]time.Duration{"deep_research": cfg.DeepResearchTimeout},
 	})
-	return &App{Config: cfg, Store: st, Service: svc, Model: model, Logger: logger}, nil
-}
-
-// Providers builds the search provider chain: SOVA_SEARCH_PROVIDER first,
-// then each of SOVA_SEARCH_FALLBACK.
-func Providers(cfg *config.Config) (*search.Chain, error) {
-	names := append([]string{cfg.SearchProvider}, cfg.SearchFallback...)
-	client := &http.Client{Timeout: cfg.SearchTimeout + 5*time.Second}
-	var ps []search.Provider
-	seen := map[string]bool{}
-	for _, name := range names {
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		switch name {
-		case "searxng":
-			if cfg.SearXNGURL == "" {
-				return nil, errors.New("the searxng search provider needs SOVA_SEARXNG_URL (for example http://127.0.0.1:8888); or choose another with SOVA_SEARCH_PROVIDER=tavily and TAVILY_API_KEY")
-			}
-			ps = append(ps, search.NewSearXNG(cfg.SearXNGURL, client, search.WithTimeout(cfg.SearchTimeout)))
-		case "tavily":
-			if cfg.TavilyAPIKey == "" {
-				return nil, errors.New("the tavily search provider needs TAVILY_API_KEY")
-			}
-			ps = append(ps, search.NewTavily(cfg.TavilyAPIKey, cfg.TavilyURL, client, search.WithTimeout(cfg.SearchTimeout)))
-		default:
-			return nil, fmt.Errorf("unknown search provider %q in SOVA_SEARCH_PROVIDER/SOVA_SEARCH_FALLBACK; available: searxng, tavily", name)
-		}
+	// Runs cut short by the last stop are marked interrupted before
+	// anything new starts, so none is left looking alive.
+	if n, err := svc.Recover(ctx); err != nil {
+		_ = docSpaces.Close()
+		_ = st.Close()
+		return nil, fmt.Errorf("recovering interrupted runs: %w", err)
+	} else if n > 0 {
+		logger.Warn("runs interrupted by the last stop were marked; restart them with POST /api/runs/{id}/restart", "count", n)
 	}
-	return search.NewChain(ps...), nil
+	a := &App{Config: cfg, Store: st, Service: svc, Model: model, Logger: logger, WebCache: retr.cache, Spaces: docSpaces}
+	a.agentSweeper = &sgr.Sweeper{Store: st, TTL: cfg.SGRAgentTTL, Logger: logger}
+	if cfg.RunTimeout > 0 {
+		// A run cannot outlive its time limit, and an agent is saved after
+		// every step: one quiet for longer lost its run.
+		a.agentSweeper.StaleAfter = cfg.RunTimeout + time.Minute
+	}
+	a.agentSweeper.Start()
+	return a, nil
 }
 
 // Close waits for background work and closes the store.
 func (a *App) Close(ctx context.Context) error {
-	return errors.Join(a.Service.Close(ctx), a.Store.Close())
+	if a.agentSweeper != nil {
+		a.agentSweeper.Stop()
+	}
+	return errors.Join(a.Service.Close(ctx), a.Spaces.Close(), a.Store.Close())
 }
 
 // unavailable stands in for a search provider that is not configured.

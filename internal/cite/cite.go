@@ -67,6 +67,12 @@ func (f *Filter) Write(delta string) string {
 	return out.String()
 }
 
+// Extend adds sources shown to the model after the filter was made, such
+// as an agent's later tool results: they become [len+1], [len+2], ….
+func (f *Filter) Extend(srcs ...event.Source) {
+	f.read = append(f.read, srcs...)
+}
+
 // Flush returns any held-back text at the end of the answer.
 func (f *Filter) Flush() string {
 	s := f.pending.String()

@@ -74,3 +74,17 @@ func TestFilterSplitsAnywhere(t *testing.T) {
 		}
 	}
 }
+
+func TestExtendNumbersLaterSources(t *testing.T) {
+	f := NewFilter([]event.Source{{URL: "https://a.example"}}, nil)
+	out := f.Write("First [1], not yet [2]. ")
+	f.Extend(event.Source{URL: "sova://spaces/s/documents/d#chunk-3", Kind: event.SourceDocument})
+	out += f.Write("Then [2] and [1].") + f.Flush()
+	if out != "First [1], not yet . Then [2] and [1]." {
+		t.Errorf("text = %q", out)
+	}
+	cited := f.Cited()
+	if len(cited) != 2 || cited[1].Kind != event.SourceDocument || cited[1].Number != 2 {
+		t.Errorf("cited = %+v", cited)
+	}
+}

@@ -41,7 +41,7 @@ type Config struct {
 	MaxRequestBodyBytes  int64         `env:"SOVA_MAX_BODY_BYTES" envDefault:"1048576"`
 	MaxQuestionChars     int           `env:"SOVA_MAX_QUESTION_CHARS" envDefault:"20000"`
 	TitleGenerationOff   bool          `env:"SOVA_DISABLE_TITLES"`
-	SearchProvider       string        `env:"SOVA_SEARCH_PROVIDER" envDefault:"searxng"`
+	SearchProvider       string        `env:"SOVA_SEARCH_PROVIDER" envDefault:"auto"`
 	SearchFallback       []string      `env:"SOVA_SEARCH_FALLBACK" envSeparator:","`
 	SearXNGURL           string        `env:"SOVA_SEARXNG_URL"`
 	TavilyAPIKey         string        `env:"TAVILY_API_KEY"`
@@ -63,6 +63,73 @@ type Config struct {
 	FetchTimeout      time.Duration `env:"SOVA_FETCH_TIMEOUT" envDefault:"20s"`
 	FetchMaxRedirects int           `env:"SOVA_FETCH_MAX_REDIRECTS" envDefault:"5"`
 	ContentMaxChars   int           `env:"SOVA_CONTENT_MAX_CHARS" envDefault:"3000"`
+
+	// Retrieval: more providers, limits, cache, reader fallback, embedding
+	// rerank, deep_search breadth (retrieval.go validates them).
+	ExaAPIKey          string            `env:"EXA_API_KEY"`
+	ExaURL             string            `env:"SOVA_EXA_URL" envDefault:"https://api.exa.ai"`
+	BraveAPIKey        string            `env:"BRAVE_API_KEY"`
+	BraveURL           string            `env:"SOVA_BRAVE_URL" envDefault:"https://api.search.brave.com"`
+	DuckDuckGoURL      string            `env:"SOVA_DUCKDUCKGO_URL" envDefault:"https://html.duckduckgo.com"`
+	WikipediaURL       string            `env:"SOVA_WIKIPEDIA_URL" envDefault:"https://{lang}.wikipedia.org"`
+	SearchLimits       map[string]string `env:"SOVA_SEARCH_LIMITS" envSeparator:"," envKeyValSeparator:"="`
+	SearchCacheTTL     time.Duration     `env:"SOVA_SEARCH_CACHE_TTL" envDefault:"1h"`
+	PageCacheTTL       time.Duration     `env:"SOVA_PAGE_CACHE_TTL" envDefault:"24h"`
+	ReaderFallback     string            `env:"SOVA_READER_FALLBACK"`
+	ReaderURL          string            `env:"SOVA_READER_URL"`
+	ReaderAPIKey       string            `env:"SOVA_READER_API_KEY"`
+	JinaAPIKey         string            `env:"JINA_API_KEY"`
+	FirecrawlAPIKey    string            `env:"FIRECRAWL_API_KEY"`
+	ReaderTimeout      time.Duration     `env:"SOVA_READER_TIMEOUT" envDefault:"40s"`
+	ReaderMinChars     int               `env:"SOVA_READER_MIN_CHARS" envDefault:"100"`
+	EmbedModel         string            `env:"SOVA_EMBED_MODEL"`
+	EmbedBaseURL       string            `env:"SOVA_EMBED_BASE_URL"`
+	EmbedAPIKey        string            `env:"SOVA_EMBED_API_KEY"`
+	EmbedThreshold     float64           `env:"SOVA_EMBED_THRESHOLD" envDefault:"0.2"`
+	EmbedTopK          int               `env:"SOVA_EMBED_TOP_K" envDefault:"50"`
+	EmbedWeight        float64           `env:"SOVA_EMBED_WEIGHT" envDefault:"0.7"`
+	BalancedRerankTopK int               `env:"SOVA_BALANCED_RERANK_TOP_K" envDefault:"12"`
+	BalancedScrapeTopN int               `env:"SOVA_BALANCED_SCRAPE_TOP_N" envDefault:"8"`
+
+	// Deep research (seed 001 §4).
+	DeepResearchNumAgents          int  `env:"SOVA_DEEP_RESEARCH_NUM_AGENTS" envDefault:"4"`
+	DeepResearchMaxSupervisorCalls int  `env:"SOVA_DEEP_RESEARCH_MAX_SUPERVISOR_CALLS" envDefault:"6"`
+	DeepResearchAgentMaxSteps      int  `env:"SOVA_DEEP_RESEARCH_AGENT_MAX_STEPS" envDefault:"5"`
+	DeepResearchSupervisorMaxIter  int  `env:"SOVA_DEEP_RESEARCH_SUPERVISOR_MAX_ITERATIONS" envDefault:"10"`
+	DeepResearchMaxIterations      int  `env:"SOVA_DEEP_RESEARCH_DEFAULT_MAX_ITERATIONS" envDefault:"15"`
+	DeepResearchDeepSearchFirst    bool `env:"SOVA_DEEP_RESEARCH_RUN_DEEP_SEARCH_FIRST" envDefault:"true"`
+	DeepResearchClarify            bool `env:"SOVA_DEEP_RESEARCH_ENABLE_CLARIFYING_QUESTIONS" envDefault:"true"`
+	DeepResearchReflectEvery       int  `env:"SOVA_DEEP_RESEARCH_REFLECT_EVERY" envDefault:"3"`
+	DeepResearchMaxReformulations  int  `env:"SOVA_DEEP_RESEARCH_MAX_REFORMULATIONS" envDefault:"5"`
+	DeepResearchMemoryNotes        int  `env:"SOVA_DEEP_RESEARCH_AGENT_MEMORY_NOTES" envDefault:"10"`
+	DeepResearchSupervisorFindings int  `env:"SOVA_DEEP_RESEARCH_SUPERVISOR_FINDINGS" envDefault:"15"`
+	DeepResearchMinDraftChars      int  `env:"SOVA_DEEP_RESEARCH_MIN_DRAFT_CHARS" envDefault:"1000"`
+	DeepResearchMinReportChars     int  `env:"SOVA_DEEP_RESEARCH_MIN_REPORT_CHARS" envDefault:"1500"`
+	// DeepResearchTimeout replaces SOVA_RUN_TIMEOUT for deep_research,
+	// whose runs take minutes (seed 001: 2–10).
+	DeepResearchTimeout time.Duration `env:"SOVA_DEEP_RESEARCH_TIMEOUT" envDefault:"30m"`
+
+	// SGR agent (seed 002): limits over an agent's whole life, and how long
+	// a finished agent is kept.
+	SGRMaxSteps          int           `env:"SOVA_SGR_MAX_STEPS" envDefault:"6"`
+	SGRMaxSearches       int           `env:"SOVA_SGR_MAX_SEARCHES" envDefault:"4"`
+	SGRMaxClarifications int           `env:"SOVA_SGR_MAX_CLARIFICATIONS" envDefault:"3"`
+	SGRAgentTTL          time.Duration `env:"SOVA_SGR_AGENT_TTL" envDefault:"24h"`
+
+	// Document spaces and the docs mode (seed 003); spaces.go validates them.
+	SpacesChunkChars     int           `env:"SOVA_SPACES_CHUNK_CHARS" envDefault:"1200"`
+	SpacesChunkOverlap   int           `env:"SOVA_SPACES_CHUNK_OVERLAP" envDefault:"150"`
+	SpacesMaxFileBytes   int64         `env:"SOVA_SPACES_MAX_FILE_BYTES" envDefault:"52428800"`
+	SpacesMaxUploadBytes int64         `env:"SOVA_SPACES_MAX_UPLOAD_BYTES" envDefault:"104857600"`
+	SpacesIdleClose      time.Duration `env:"SOVA_SPACES_IDLE_CLOSE" envDefault:"1m"`
+	SpacesSearchTopK     int           `env:"SOVA_SPACES_SEARCH_TOP_K" envDefault:"5"`
+	UserName             string        `env:"SOVA_USER_NAME"`
+	DocsMaxDocQueries    int           `env:"SOVA_DOCS_MAX_DOC_QUERIES" envDefault:"5"`
+	DocsMaxWebQueries    int           `env:"SOVA_DOCS_MAX_WEB_QUERIES" envDefault:"3"`
+	DocsWebSearch        bool          `env:"SOVA_DOCS_WEB_SEARCH" envDefault:"false"`
+	DocsResults          int           `env:"SOVA_DOCS_RESULTS" envDefault:"8"`
+	DocsMaxSteps         int           `env:"SOVA_DOCS_MAX_STEPS" envDefault:"10"`
+	DocsTemperature      float64       `env:"SOVA_DOCS_TEMPERATURE" envDefault:"0.6"`
 }
 
 // DefaultOpenAIURL is used when no endpoint is configured.
@@ -98,6 +165,7 @@ func FromEnv(vars map[string]string) (*Config, error) {
 	cfg.BlockedDomains = trimAll(cfg.BlockedDomains)
 	cfg.BlockedKeywords = trimAll(cfg.BlockedKeywords)
 	cfg.FetchAllowHosts = trimAll(cfg.FetchAllowHosts)
+	cfg.normalizeRetrieval()
 	return &cfg, cfg.validate()
 }
 
@@ -120,6 +188,35 @@ func (c *Config) validate() error {
 			errs = append(errs, fmt.Errorf("%s must be at least 1, got %d", name, v))
 		}
 	}
+	if c.SGRMaxSteps < 1 || c.SGRMaxSearches < 0 || c.SGRMaxClarifications < 0 || c.SGRAgentTTL <= 0 {
+		errs = append(errs, fmt.Errorf("SOVA_SGR_MAX_STEPS must be at least 1 (got %d), SOVA_SGR_MAX_SEARCHES and SOVA_SGR_MAX_CLARIFICATIONS not negative (got %d, %d), SOVA_SGR_AGENT_TTL positive (got %s)",
+			c.SGRMaxSteps, c.SGRMaxSearches, c.SGRMaxClarifications, c.SGRAgentTTL))
+	}
+	deepResearch := map[string]int{
+		"SOVA_DEEP_RESEARCH_NUM_AGENTS":                c.DeepResearchNumAgents,
+		"SOVA_DEEP_RESEARCH_MAX_SUPERVISOR_CALLS":      c.DeepResearchMaxSupervisorCalls,
+		"SOVA_DEEP_RESEARCH_AGENT_MAX_STEPS":           c.DeepResearchAgentMaxSteps,
+		"SOVA_DEEP_RESEARCH_SUPERVISOR_MAX_ITERATIONS": c.DeepResearchSupervisorMaxIter,
+		"SOVA_DEEP_RESEARCH_DEFAULT_MAX_ITERATIONS":    c.DeepResearchMaxIterations,
+		"SOVA_DEEP_RESEARCH_REFLECT_EVERY":             c.DeepResearchReflectEvery,
+		"SOVA_DEEP_RESEARCH_MAX_REFORMULATIONS":        c.DeepResearchMaxReformulations,
+		"SOVA_DEEP_RESEARCH_AGENT_MEMORY_NOTES":        c.DeepResearchMemoryNotes,
+		"SOVA_DEEP_RESEARCH_SUPERVISOR_FINDINGS":       c.DeepResearchSupervisorFindings,
+		"SOVA_DEEP_RESEARCH_MIN_DRAFT_CHARS":           c.DeepResearchMinDraftChars,
+		"SOVA_DEEP_RESEARCH_MIN_REPORT_CHARS":          c.DeepResearchMinReportChars,
+	}
+	for name, v := range deepResearch {
+		if v < 1 {
+			errs = append(errs, fmt.Errorf("%s must be at least 1, got %d", name, v))
+		}
+	}
+	// The seed's team has 1 to 5 agents; more multiplies cost and load
+	// on the model endpoint for little gain.
+	if c.DeepResearchNumAgents > 10 {
+		errs = append(errs, fmt.Errorf("SOVA_DEEP_RESEARCH_NUM_AGENTS must be at most 10, got %d", c.DeepResearchNumAgents))
+	}
+	errs = append(errs, c.validateRetrieval()...)
+	errs = append(errs, c.validateSpaces()...)
 	if c.LLMMaxRetries < 0 || c.StructuredRetries < 0 {
 		errs = append(errs, errors.New("SOVA_LLM_MAX_RETRIES and SOVA_MAX_STRUCTURED_OUTPUT_RETRIES must not be negative"))
 	}

@@ -25,22 +25,35 @@ const (
 	TypeFinish    Type = "finish"     // the run ended; Finish is set
 )
 
+// Events of agents: the tool an agent chose with its input, then what the
+// tool returned.
+const (
+	TypeToolCall   Type = "tool-call"   // a tool was called; ToolCall is set
+	TypeToolResult Type = "tool-result" // a tool finished; ToolResult is set
+)
+
 // Event is one progress event of a run. Exactly the payload field that
 // matches Type is set. Events are JSON-serialisable so that they can be
 // written as NDJSON and kept in a run's event log.
 type Event struct {
-	Type   Type      `json:"type"`
-	Time   time.Time `json:"time"`
-	Start  *Start    `json:"start,omitempty"`
-	Status *Status   `json:"status,omitempty"`
-	Query  *Query    `json:"query,omitempty"`
-	Source *Source   `json:"source,omitempty"`
-	Page   *Page     `json:"page,omitempty"`
-	Text   string    `json:"text,omitempty"`
-	Usage  *Usage    `json:"usage,omitempty"`
-	Data   *Data     `json:"data,omitempty"`
-	Error  *Error    `json:"error,omitempty"`
-	Finish *Finish   `json:"finish,omitempty"`
+	Type Type      `json:"type"`
+	Time time.Time `json:"time"`
+	// Seq numbers a run's events from 1, in the order they were emitted;
+	// it is the SSE event id a client resumes from (Last-Event-ID).
+	Seq    int64   `json:"seq,omitempty"`
+	Start  *Start  `json:"start,omitempty"`
+	Status *Status `json:"status,omitempty"`
+	Query  *Query  `json:"query,omitempty"`
+	Source *Source `json:"source,omitempty"`
+	Page   *Page   `json:"page,omitempty"`
+	Text   string  `json:"text,omitempty"`
+	Usage  *Usage  `json:"usage,omitempty"`
+	Data   *Data   `json:"data,omitempty"`
+	Error  *Error  `json:"error,omitempty"`
+	Finish *Finish `json:"finish,omitempty"`
+
+	ToolCall   *ToolCall   `json:"toolCall,omitempty"`
+	ToolResult *ToolResult `json:"toolResult,omitempty"`
 }
 
 // Start opens a run.
@@ -137,6 +150,29 @@ type Data struct {
 	ID        string          `json:"id,omitempty"`
 	Value     json.RawMessage `json:"value"`
 	Transient bool            `json:"transient,omitempty"`
+}
+
+// ToolCall is a tool an agent decided to call. ID is unique within the run
+// (and across the continuations of an agent), so that clients can match the
+// result to the call; Input is the arguments, a JSON object. Title, when
+// set, says for people what the call does ("Searching the web for …").
+type ToolCall struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input,omitempty"`
+	Title string          `json:"title,omitempty"`
+}
+
+// ToolResult is the outcome of the ToolCall with the same ID. Text is a
+// short Markdown summary for people (OpenAI clients show it as content);
+// Output is the structured result for UIs. Error is set when the tool
+// failed; the agent sees the failure and goes on.
+type ToolResult struct {
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Text   string          `json:"text,omitempty"`
+	Output json.RawMessage `json:"output,omitempty"`
+	Error  string          `json:"error,omitempty"`
 }
 
 // Error ends a run unsuccessfully.

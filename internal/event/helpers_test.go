@@ -137,10 +137,18 @@ type validatorSummary struct {
 	SourceURLs   int             `json:"sourceUrls"`
 	DataTypes    []string        `json:"dataTypes"`
 	DataParts    int             `json:"dataParts"`
+	Tools        []validatorTool `json:"tools"`
 	Finish       bool            `json:"finish"`
 	FinishReason string          `json:"finishReason"`
 	Metadata     json.RawMessage `json:"metadata"`
 	Errors       []string        `json:"errors"`
+}
+
+// validatorTool is a tool part of the message the validator built.
+type validatorTool struct {
+	Type       string `json:"type"`
+	State      string `json:"state"`
+	ToolCallID string `json:"toolCallId"`
 }
 
 // runValidator runs validate.mjs with args; it returns the summary on

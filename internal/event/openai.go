@@ -2,7 +2,9 @@ package event
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"strings"
 	"sync"
 	"time"
 )
@@ -36,9 +38,27 @@ type ChunkChoice struct {
 // field OpenAI-compatible servers (vLLM, DeepSeek) use for thinking text,
 // which chat UIs show apart from the answer; the official SDKs ignore it.
 type ChunkDelta struct {
-	Role             string  `json:"role,omitempty"`
-	Content          *string `json:"content,omitempty"`
-	ReasoningContent *string `json:"reasoning_content,omitempty"`
+	Role             string          `json:"role,omitempty"`
+	Content          *string         `json:"content,omitempty"`
+	ReasoningContent *string         `json:"reasoning_content,omitempty"`
+	ToolCalls        []ChunkToolCall `json:"tool_calls,omitempty"`
+}
+
+// ChunkToolCall is one tool call in a chunk's delta, as OpenAI streams
+// them: Index identifies the call across chunks (clients append argument
+// fragments by index), and the first chunk of a call carries its id, type
+// and function name.
+type ChunkToolCall struct {
+	Index    int           `json:"index"`
+	ID       string        `json:"id,omitempty"`
+	Type     string        `json:"type,omitempty"`
+	Function ChunkFunction `json:"function"`
+}
+
+// ChunkFunction is the function part of a ChunkToolCall.
+type ChunkFunction struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
 }
 
 // CompletionUsage is OpenAI's token usage object.
@@ -149,6 +169,13 @@ func WithProgress(p Progress) ChunkOption {
 // for stream_options.include_usage) a usage chunk with empty choices, and
 // `data: [DONE]` on Close. An Error event becomes OpenAI's in-stream
 // `data: {"error":{...}}` frame, after which only [DONE] follows.
+//
+// An agent's steps travel as OpenAI clients know them: a ToolCall is one
+// delta.tool_calls entry (index counting the calls of the stream, with id,
+// type, function name and the whole arguments), and a ToolResult is content
+// (its Text and a blank line), so that the answer that follows starts on its
+// own paragraph. The finish reason stays "stop": the calls were executed by
+// Sova, and the client has nothing to run.
 type ChunkStream struct {
 	mu           sync.Mutex
 	out          sseWriter
@@ -160,6 +187,7 @@ type ChunkStream struct {
 	mirrorBuf    *bytes.Buffer // what mirror wrote for the current event
 	roleSent     bool
 	failed       bool // an error frame was sent
+	toolCalls    int  // tool calls sent, the index of the next one
 	finished     bool
 	closed       bool
 	lastUsage    Usage
@@ -305,6 +333,46 @@ func (s *ChunkStream) encode(e Event) error {
 		}
 		s.finished = true
 		return nil
+
+	case TypeToolCall:
+		tc := e.ToolCall
+		if tc == nil {
+			return errMissing(e.Type)
+		}
+		if tc.ID == "" || tc.Name == "" {
+			return errors.New("event: tool call without id or name")
+		}
+		if err := s.role(); err != nil {
+			return err
+		}
+		args := "{}"
+		if len(tc.Input) > 0 {
+			args = string(tc.Input)
+		}
+		call := ChunkToolCall{Index: s.toolCalls, ID: tc.ID, Type: "function", Function: ChunkFunction{Name: tc.Name, Arguments: args}}
+		if err := s.out.data(s.chunk(ChunkDelta{ToolCalls: []ChunkToolCall{call}}, nil)); err != nil {
+			return err
+		}
+		s.toolCalls++
+		return nil
+
+	case TypeToolResult:
+		tr := e.ToolResult
+		if tr == nil {
+			return errMissing(e.Type)
+		}
+		text := tr.Text
+		if text == "" && tr.Error != "" {
+			text = "Tool " + tr.Name + " failed: " + tr.Error
+		}
+		if strings.TrimSpace(text) == "" {
+			return nil
+		}
+		if err := s.role(); err != nil {
+			return err
+		}
+		text = strings.TrimRight(text, "\n") + "\n\n"
+		return s.out.data(s.chunk(ChunkDelta{Content: &text}, nil))
 
 	case TypeStatus, TypeQuery, TypeSource, TypePage, TypeData:
 		if s.mirror == nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // Errors of encoders. errors.Is tells them apart: an invalid event is
@@ -34,6 +35,9 @@ type sseWriter struct {
 	flush func()
 	buf   bytes.Buffer
 	err   error // first write error; the stream is dead after it
+	// id, when positive, is written as the SSE id of each frame: the
+	// sequence number of the event being encoded.
+	id int64
 }
 
 // data appends one `data: <json>` frame. HTML escaping is off because the
@@ -47,6 +51,9 @@ func (s *sseWriter) data(v any) error {
 		return err
 	}
 	// Encode ends with one newline; SSE needs a blank line after the data.
+	if s.id > 0 {
+		s.buf.WriteString("id: " + strconv.FormatInt(s.id, 10) + "\n")
+	}
 	s.buf.WriteString("data: ")
 	s.buf.Write(b.Bytes())
 	s.buf.WriteByte('\n')

@@ -32,6 +32,8 @@ const (
 //	  ✗ [3/3] "golang generics" — searxng: timeout
 //	  ⟳ reading https://go.dev/doc/tutorial/generics
 //	  ✓ read https://go.dev/doc/tutorial/generics — 12,345 chars
+//	⚙ Searching the web for "go generics"
+//	  ✓ web_search: 8 results
 //	✓ Done in 4.2s · 3,456 tokens (3,000 in, 456 out)
 type Terminal struct {
 	mu     sync.Mutex
@@ -49,7 +51,8 @@ func NewTerminal(w io.Writer, color bool) *Terminal {
 }
 
 // Emit renders one event; events that concern no person (text, sources,
-// mode data) print nothing. Safe for concurrent use.
+// mode data other than deep research's) print nothing. Safe for
+// concurrent use.
 func (t *Terminal) Emit(e Event) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -167,6 +170,38 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 				why = "failed"
 			}
 			line(t.style(ansiRed, "  ✗ "), "failed ", u, t.style(ansiRed, " — "+clip(why, 200)))
+		}
+
+	case TypeToolCall:
+		tc := e.ToolCall
+		if tc == nil {
+			return
+		}
+		what := tc.Title
+		if what == "" {
+			what = tc.Name
+			if len(tc.Input) > 0 && string(tc.Input) != "{}" {
+				what += " " + clip(string(tc.Input), 160)
+			}
+		}
+		line(t.style(ansiCyan, "⚙ "), clip(what, 200))
+
+	case TypeToolResult:
+		tr := e.ToolResult
+		if tr == nil {
+			return
+		}
+		if tr.Error != "" {
+			line(t.style(ansiRed, "  ✗ "), tr.Name, t.style(ansiRed, ": "+clip(tr.Error, 200)))
+			return
+		}
+		if first, _, _ := strings.Cut(strings.TrimSpace(tr.Text), "\n"); first != "" {
+			line(t.style(ansiGreen, "  ✓ "), tr.Name, t.style(ansiDim, ": "+clip(first, 160)))
+		}
+
+	case TypeData:
+		if e.Data != nil {
+			t.renderData(line, e.Data)
 		}
 
 	case TypeUsage:

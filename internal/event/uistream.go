@@ -46,6 +46,10 @@ func SetUIStreamHeaders(h HeaderSetter) {
 //	TextDelta        text-start {id} (once), text-delta {id, delta}
 //	Usage            data-usage, transient
 //	Data             data-<Name> {id?, data, transient?}
+//	ToolCall         tool-input-available {toolCallId, toolName, input, providerExecuted:true, title?}
+//	ToolResult       tool-output-available {toolCallId, output, providerExecuted:true}
+//	                 (output is the structured Output, else the Text), or
+//	                 tool-output-error {toolCallId, errorText, providerExecuted:true}
 //	Error            error {errorText}
 //	Finish           text-end (if text started), source-url for cited sources not
 //	                 yet sent, [abort if cancelled], finish-step, finish
@@ -56,6 +60,10 @@ func SetUIStreamHeaders(h HeaderSetter) {
 // gets one part per stage rather than one for all, so a stored message
 // keeps the trail of stages the run went through.
 // Events after Finish are dropped: the message is complete.
+//
+// Tool parts are static (type "tool-<name>") and marked providerExecuted:
+// Sova ran the tool, so a client must not run it again. A result whose call
+// was not sent is an invalid event: the AI SDK fails on an unknown call id.
 type UIStream struct {
 	mu        sync.Mutex
 	out       sseWriter
@@ -66,13 +74,14 @@ type UIStream struct {
 	finished  bool
 	closed    bool
 	cited     map[int]bool // citation numbers already sent as source-url
+	tools     map[string]bool
 	lastUsage Usage
 }
 
 // NewUIStream returns a UI message stream encoder writing to w. flush, if
 // not nil, is called after every write (http.Flusher.Flush).
 func NewUIStream(w io.Writer, flush func()) *UIStream {
-	return &UIStream{out: sseWriter{w: w, flush: flush}, cited: map[int]bool{}}
+	return &UIStream{out: sseWriter{w: w, flush: flush}, cited: map[int]bool{}, tools: map[string]bool{}}
 }
 
 // UI message chunks. Each struct carries exactly the fields the AI SDK
@@ -116,6 +125,26 @@ type (
 	uiError struct {
 		Type      string `json:"type"`
 		ErrorText string `json:"errorText"`
+	}
+	uiToolInput struct {
+		Type             string `json:"type"`
+		ToolCallID       string `json:"toolCallId"`
+		ToolName         string `json:"toolName"`
+		Input            any    `json:"input"`
+		ProviderExecuted bool   `json:"providerExecuted"`
+		Title            string `json:"title,omitempty"`
+	}
+	uiToolOutput struct {
+		Type             string `json:"type"`
+		ToolCallID       string `json:"toolCallId"`
+		Output           any    `json:"output"`
+		ProviderExecuted bool   `json:"providerExecuted"`
+	}
+	uiToolError struct {
+		Type             string `json:"type"`
+		ToolCallID       string `json:"toolCallId"`
+		ErrorText        string `json:"errorText"`
+		ProviderExecuted bool   `json:"providerExecuted"`
 	}
 	uiAbort struct {
 		Type   string `json:"type"`
@@ -184,6 +213,8 @@ func (s *UIStream) Emit(e Event) error {
 	if s.finished {
 		return nil
 	}
+	s.out.id = e.Seq
+	defer func() { s.out.id = 0 }()
 	if err := s.encode(e); err != nil {
 		s.out.discard()
 		return invalid(err)
@@ -314,6 +345,42 @@ func (s *UIStream) encode(e Event) error {
 			v = nil // an empty RawMessage is invalid JSON; send null
 		}
 		return s.out.data(uiData{Type: "data-" + d.Name, ID: d.ID, Data: v, Transient: d.Transient})
+
+	case TypeToolCall:
+		tc := e.ToolCall
+		if tc == nil {
+			return errMissing(e.Type)
+		}
+		if tc.ID == "" || tc.Name == "" {
+			return errors.New("event: tool call without id or name")
+		}
+		var input any = map[string]any{}
+		if len(tc.Input) > 0 {
+			input = tc.Input
+		}
+		if err := s.out.data(uiToolInput{Type: "tool-input-available", ToolCallID: tc.ID, ToolName: tc.Name,
+			Input: input, ProviderExecuted: true, Title: tc.Title}); err != nil {
+			return err
+		}
+		s.tools[tc.ID] = true
+		return nil
+
+	case TypeToolResult:
+		tr := e.ToolResult
+		if tr == nil {
+			return errMissing(e.Type)
+		}
+		if !s.tools[tr.ID] {
+			return errors.New("event: tool result for call " + strconv.Quote(tr.ID) + ", which was not sent")
+		}
+		if tr.Error != "" {
+			return s.out.data(uiToolError{Type: "tool-output-error", ToolCallID: tr.ID, ErrorText: tr.Error, ProviderExecuted: true})
+		}
+		var output any = tr.Text
+		if len(tr.Output) > 0 {
+			output = tr.Output
+		}
+		return s.out.data(uiToolOutput{Type: "tool-output-available", ToolCallID: tr.ID, Output: output, ProviderExecuted: true})
 
 	case TypeError:
 		if e.Error == nil {

@@ -20,7 +20,7 @@ import (
 )
 
 // minMainChars is the Markdown length below which the trafilatura result
-// is considered a miss and go-readability is tried as well.
+// is considered a miss and the longer of the two texts is kept.
 const minMainChars = 100
 
 // baselineChars is trafilatura's MinExtractedSize: below it, trafilatura
@@ -32,7 +32,8 @@ const baselineChars = 250
 type extraction struct {
 	title, markdown             string
 	author, siteName, published string
-	cut                         bool // the document was too long and only its beginning was read
+	extractor                   string // ExtractorTrafilatura or ExtractorReadability
+	cut                         bool   // the document was too long and only its beginning was read
 }
 
 // Extract returns the title and the main content, as Markdown, of an HTML
@@ -57,7 +58,7 @@ func Extract(htmlDoc []byte, pageURL string) (title, markdown string, err error)
 }
 
 // extractHTML finds the main content of a UTF-8 HTML document: trafilatura
-// first, go-readability when trafilatura finds nothing or very little.
+// and go-readability both extract it and chooseContent keeps one.
 func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 	// The extractors are large third-party code run on hostile input; a
 	// panic in them must fail one page, not the server.
@@ -78,12 +79,15 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 	// ignores <base href>.
 	absolutizeLinks(doc, linkBase)
 
-	// Options measured on the article-extraction benchmark (181 pages,
-	// shingle F1 of the Markdown): balanced 0.955, favour-recall 0.957,
-	// favour-precision about 0.92; trafilatura's own fallback (readability
-	// plus DOM distiller) did not raise F1 and nearly doubled the time, so
-	// it is off and go-readability is run only when trafilatura finds
-	// (almost) nothing.
+	// The page text as a reader sees it, for putting back the spaces
+	// trafilatura drops between inline elements.
+	original := collapseSpace(textContent(doc))
+
+	// Both extractors run and chooseContent keeps one text (see there for
+	// the measurements). Trafilatura's own fallback (readability plus DOM
+	// distiller) is off: it lowered F1 on the benchmark and nearly doubled
+	// the time. Favour-recall and favour-precision scored no better than
+	// balanced.
 	res, terr := trafilatura.ExtractDocument(doc, trafilatura.Options{
 		OriginalURL:     pageURL,
 		EnableFallback:  false,
@@ -93,6 +97,7 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 		IncludeImages:   false,
 		HtmlDateMode:    trafilatura.Fast,
 	})
+	var trafMD string
 	if terr == nil && res != nil {
 		ex.title = cleanLine(res.Metadata.Title)
 		ex.author = cleanLine(res.Metadata.Author)
@@ -101,43 +106,53 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 			ex.published = res.Metadata.Date.Format("2006-01-02")
 		}
 		if res.ContentNode != nil {
-			if ex.markdown, err = toMarkdown(res.ContentNode, linkBase); err != nil {
+			restoreSpaces(res.ContentNode, original)
+			if trafMD, err = toMarkdown(res.ContentNode, linkBase); err != nil {
 				return extraction{}, err
 			}
 			if utf8.RuneCountInString(res.ContentText) < baselineChars {
-				ex.markdown = dropRepeatedBlocks(ex.markdown)
+				trafMD = dropRepeatedBlocks(trafMD)
 			}
 		}
 	}
 
-	if utf8.RuneCountInString(ex.markdown) < minMainChars {
-		p := readability.NewParser()
-		art, rerr := p.ParseDocument(doc, pageURL)
-		if rerr == nil && art.Node != nil {
-			md, err := toMarkdown(art.Node, linkBase)
-			if err != nil {
-				return extraction{}, err
-			}
-			if utf8.RuneCountInString(md) > utf8.RuneCountInString(ex.markdown) {
-				ex.markdown = md
-			}
-			if ex.title == "" {
-				ex.title = cleanLine(art.Title)
-			}
-			if ex.author == "" {
-				ex.author = cleanLine(art.Byline)
-			}
-			if ex.siteName == "" {
-				ex.siteName = cleanLine(art.SiteName)
-			}
-			if ex.published == "" && art.PublishedTime != nil {
-				ex.published = art.PublishedTime.Format("2006-01-02")
-			}
+	var readMD string
+	rp := readability.NewParser()
+	art, rerr := rp.ParseDocument(doc, pageURL)
+	if rerr == nil && art.Node != nil {
+		if readMD, err = toMarkdown(art.Node, linkBase); err != nil {
+			return extraction{}, err
 		}
-		if ex.markdown == "" && terr != nil && rerr != nil {
-			// Both gave up; say why, briefly.
-			return ex, fmt.Errorf("%w: %v; %v", ErrNoContent, terr, rerr)
+		if ex.title == "" {
+			ex.title = cleanLine(art.Title)
 		}
+		if ex.author == "" {
+			ex.author = cleanLine(art.Byline)
+		}
+		if ex.siteName == "" {
+			ex.siteName = cleanLine(art.SiteName)
+		}
+		if ex.published == "" && art.PublishedTime != nil {
+			ex.published = art.PublishedTime.Format("2006-01-02")
+		}
+	}
+	if utf8.RuneCountInString(trafMD) < minMainChars {
+		// Trafilatura found (almost) nothing: the longer text wins.
+		ex.markdown, ex.extractor = trafMD, ExtractorTrafilatura
+		if utf8.RuneCountInString(readMD) > utf8.RuneCountInString(trafMD) {
+			ex.markdown, ex.extractor = readMD, ExtractorReadability
+		}
+	} else {
+		ex.markdown, ex.extractor = chooseContent(trafMD, readMD)
+	}
+	var headline string
+	ex.markdown, headline = dropHeadline(ex.markdown, ex.title)
+	if ex.title == "" {
+		ex.title = headline
+	}
+	if ex.markdown == "" && terr != nil && rerr != nil {
+		// Both gave up; say why, briefly.
+		return ex, fmt.Errorf("%w: %v; %v", ErrNoContent, terr, rerr)
 	}
 	if ex.title == "" {
 		ex.title = documentTitle(doc)
@@ -343,13 +358,13 @@ func cleanTree(n *html.Node, linkBase *url.URL) {
 			n.RemoveChild(c)
 			continue
 		case html.ElementNode:
-			if removedElements[c.DataAtom] || (c.DataAtom == 0 && strings.EqualFold(c.Data, "svg")) {
+			if removedElements[elementAtom(c)] || strings.EqualFold(c.Data, "svg") {
 				n.RemoveChild(c)
 				continue
 			}
 		}
 		cleanTree(c, linkBase)
-		if c.Type == html.ElementNode && c.DataAtom == atom.A {
+		if c.Type == html.ElementNode && elementAtom(c) == atom.A {
 			fixLink(c, linkBase)
 		}
 	}

@@ -34,12 +34,12 @@ func TestExtract(t *testing.T) {
 			pageURL:   "https://news.example/2024/03/tidal/index.html",
 			wantTitle: "How Tidal Power Works",
 			want: []string{
-				"# How Tidal Power Works",
 				"## Barrages and lagoons",
 				"Medieval tide mills",
 				"[2023 tidal stream report](https://news.example/2024/03/reports/tidal-stream-2023.html)",
 			},
-			unwanted: []string{"cookie", "COMMENT_TEXT", "SIDEBAR", "FOOTER", "SCRIPT", "NOSCRIPT", "IFRAME", "data:"},
+			// The headline is the title, not repeated in the content.
+			unwanted: []string{"# How Tidal Power Works", "cookie", "COMMENT_TEXT", "SIDEBAR", "FOOTER", "SCRIPT", "NOSCRIPT", "IFRAME", "data:"},
 		},
 		{
 			name:      "windows-1251 with meta, no network",

@@ -20,6 +20,7 @@ type StructuredOption func(*structuredOptions)
 type structuredOptions struct {
 	deltas func(attempt int, delta string)
 	name   string
+	schema *jsonschema.Schema
 }
 
 // WithStreamDeltas streams each attempt and passes the raw JSON text of
@@ -33,6 +34,15 @@ func WithStreamDeltas(fn func(attempt int, delta string)) StructuredOption {
 // Go type's name).
 func WithSchemaName(name string) StructuredOption {
 	return func(o *structuredOptions) { o.name = name }
+}
+
+// WithSchema sends and validates against s instead of the schema derived
+// from T; the reply is still decoded into T (and checked by its Validate
+// method). It serves replies whose shape changes from call to call, such as
+// an agent's choice among the tools allowed at its current step, which Go
+// types cannot express. s is not modified.
+func WithSchema(s *jsonschema.Schema) StructuredOption {
+	return func(o *structuredOptions) { o.schema = s }
 }
 
 // formatMode is how structured output is requested from a model, from the
@@ -75,7 +85,16 @@ func Structured[T any](ctx context.Context, c *Client, req Request, opts ...Stru
 	for _, opt := range opts {
 		opt(&o)
 	}
-	sch, err := schemaFor[T](c.core, o.name)
+	var sch *schemaInfo
+	var err error
+	if o.schema != nil {
+		name := cmp.Or(o.name, reflect.TypeFor[T]().Name())
+		if sch, err = newSchemaInfo(o.schema, name); err != nil {
+			err = fmt.Errorf("llm: schema %q: %w", name, err)
+		}
+	} else {
+		sch, err = schemaFor[T](c.core, o.name)
+	}
 	if err != nil {
 		return zero, nil, err
 	}
@@ -262,35 +281,45 @@ func schemaFor[T any](k *core, name string) (*schemaInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: schema for %s: %w", t, err)
 	}
-	strict := s.CloneSchemas()
-	makeStrict(strict)
-	resolved, err := s.Resolve(nil)
+	info, err = newSchemaInfo(s, cmp.Or(name, t.Name()))
 	if err != nil {
-		return nil, fmt.Errorf("llm: resolving schema for %s: %w", t, err)
-	}
-	raw, err := json.Marshal(strict)
-	if err != nil {
-		return nil, fmt.Errorf("llm: encoding schema for %s: %w", t, err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("llm: decoding schema for %s: %w", t, err)
-	}
-	plain, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("llm: encoding schema for %s: %w", t, err)
-	}
-	info = &schemaInfo{
-		name:     schemaName(cmp.Or(name, t.Name())),
-		raw:      raw,
-		strict:   m,
-		text:     string(plain),
-		resolved: resolved,
+		return nil, fmt.Errorf("llm: schema for %s: %w", t, err)
 	}
 	k.mu.Lock()
 	k.schemas[key] = info
 	k.mu.Unlock()
 	return info, nil
+}
+
+// newSchemaInfo prepares s for Structured: the strict variant that is sent,
+// the plain one for prompts, and the resolved one that replies are
+// validated against. s itself is left as it is.
+func newSchemaInfo(s *jsonschema.Schema, name string) (*schemaInfo, error) {
+	strict := s.CloneSchemas()
+	makeStrict(strict)
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("resolving: %w", err)
+	}
+	raw, err := json.Marshal(strict)
+	if err != nil {
+		return nil, fmt.Errorf("encoding: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("decoding: %w", err)
+	}
+	plain, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encoding: %w", err)
+	}
+	return &schemaInfo{
+		name:     schemaName(name),
+		raw:      raw,
+		strict:   m,
+		text:     string(plain),
+		resolved: resolved,
+	}, nil
 }
 
 // makeStrict adapts a schema to OpenAI's strict mode: every object lists

@@ -35,8 +35,8 @@ func BenchmarkSearchFanOut(b *testing.B) {
 	const model, searchLat, page = 40 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond
 	e := newSearchEnvTB(b)
 	e.model.Latency = model
-	e.sx.Delay = searchLat
-	e.site.Delay = page
+	e.sx.SetDelay(searchLat)
+	e.site.SetDelay(page)
 	m := e.mode(b)
 	in := Input{Question: "How did presidents describe the economy in the 1930s?", Now: time.Now()}
 	critical := 5*model + 2*searchLat + page

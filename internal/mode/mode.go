@@ -7,6 +7,7 @@ package mode
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -19,12 +20,56 @@ import (
 type Input struct {
 	RunID  string
 	ChatID string
+	// UserID owns the run; what a mode keeps (agents) is scoped by it.
+	UserID string
 	// History holds the earlier messages of the chat, oldest first, without
 	// the question itself.
 	History  []llm.Message
 	Question string
 	Timezone string
 	Now      time.Time
+	// Workspace is the run's file area (deep_research's session folder:
+	// main.md, draft_report.md, agents/…, items/…). Nil for modes that
+	// keep none.
+	Workspace Workspace
+	// Resume is set when the run continues after it paused for the person
+	// (clarifying questions); nil on a fresh run.
+	Resume *Resume
+	// Spaces are the IDs of the user's document spaces to search along
+	// with the web (modes that implement DocumentAware); empty: none, or
+	// for the docs mode every space of the user.
+	Spaces []string
+	// WebSearch turns the docs mode's web search on or off for this run;
+	// nil keeps the configured default.
+	WebSearch *bool
+}
+
+// Workspace is a run's set of text files, kept in the store so that they
+// survive restarts and can be read through the API. Paths are relative and
+// use forward slashes ("agents/agent_1.md").
+type Workspace interface {
+	Write(ctx context.Context, path, content string) error
+	Append(ctx context.Context, path, content string) error
+	// Read returns ErrNoFile when the file does not exist.
+	Read(ctx context.Context, path string) (string, error)
+	List(ctx context.Context) ([]string, error)
+}
+
+// ErrNoFile is returned by Workspace.Read for a missing file.
+var ErrNoFile = errors.New("workspace: no such file")
+
+// Pause is returned in a Result when a run must wait for the person:
+// the questions are shown, and State is handed back in Resume when the
+// person answers (their next message in the chat).
+type Pause struct {
+	Questions []string
+	State     json.RawMessage
+}
+
+// Resume carries what a paused run needs to continue.
+type Resume struct {
+	State  json.RawMessage
+	Answer string
 }
 
 // Result is what a mode returns when it has answered.
@@ -39,6 +84,12 @@ type Result struct {
 	// Steps records the pipeline's tool-like work (queries, pages read) for
 	// the stored message, as JSON.
 	Steps json.RawMessage
+	// Pause, when set, means the run waits for the person; Text holds the
+	// questions as shown.
+	Pause *Pause
+	// Report is a finished research report in Markdown (deep_research);
+	// it is kept with the run and offered as Markdown and PDF.
+	Report string
 }
 
 // Mode is one pipeline.
@@ -46,6 +97,15 @@ type Mode interface {
 	ID() string
 	Description() string
 	Run(ctx context.Context, in Input, sink event.Sink) (*Result, error)
+}
+
+// AgentMode is implemented by modes whose runs are kept as agents (seed
+// 002, sgr_agent): the run id is the agent's id, which clients send back
+// as the OpenAI "model" to continue it, and which the API reports in the
+// X-Agent-ID header.
+type AgentMode interface {
+	Mode
+	KeepsAgents() bool
 }
 
 // Registry maps mode ids to modes.

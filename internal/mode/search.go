@@ -23,16 +23,20 @@ import (
 // SearchConfig holds the tuning of seed 001 §2 (SearchTuning): every value
 // is a setting with the seed's default.
 type SearchConfig struct {
-	ID           string // "search" or "deep_search"
-	Description  string
-	Queries      int    // SOVA_DEEP_SEARCH_QUERIES (3)
-	Iterations   int    // SOVA_SPEED_MAX_ITERATIONS (2) / SOVA_BALANCED_MAX_ITERATIONS (6)
-	MaxResults   int    // SOVA_DEEP_SEARCH_MAX_RESULTS (8)
-	RerankTopK   int    // SOVA_DEEP_SEARCH_RERANK_TOP_K (6)
-	ScrapeTopN   int    // SOVA_DEEP_SEARCH_SCRAPE_TOP_N (4)
-	Concurrency  int    // SOVA_SEARCH_CONCURRENCY: parallel queries and page reads
-	AnswerWords  string // "400-600" for search, "800-1200" for deep_search
-	BlockList    search.BlockList
+	ID          string // "search" or "deep_search"
+	Description string
+	Queries     int    // SOVA_DEEP_SEARCH_QUERIES (3)
+	Iterations  int    // SOVA_SPEED_MAX_ITERATIONS (2) / SOVA_BALANCED_MAX_ITERATIONS (6)
+	MaxResults  int    // SOVA_DEEP_SEARCH_MAX_RESULTS (8)
+	RerankTopK  int    // SOVA_DEEP_SEARCH_RERANK_TOP_K (6) / SOVA_BALANCED_RERANK_TOP_K (12)
+	ScrapeTopN  int    // SOVA_DEEP_SEARCH_SCRAPE_TOP_N (4) / SOVA_BALANCED_SCRAPE_TOP_N (8)
+	Concurrency int    // SOVA_SEARCH_CONCURRENCY: parallel queries and page reads
+	AnswerWords string // "400-600" for search, "800-1200" for deep_search
+	BlockList   search.BlockList
+	// Reranker orders the results; nil means lexical BM25. With
+	// SOVA_EMBED_MODEL set it is a rank.Hybrid (BM25 fused with
+	// embedding similarity).
+	Reranker     Reranker
 	HistoryLimit int
 	Temperature  float64
 	MaxTokens    int
@@ -41,6 +45,13 @@ type SearchConfig struct {
 // PageReader reads a web page into Markdown.
 type PageReader interface {
 	Fetch(ctx context.Context, url string) (*fetch.Page, error)
+}
+
+// Reranker orders search results by relevance to a query and keeps the
+// best topK (all when topK <= 0). On error it still returns a usable
+// (lexical) order. *rank.Hybrid implements it.
+type Reranker interface {
+	Rerank(ctx context.Context, query string, docs []rank.Doc, topK int) ([]rank.Scored, error)
 }
 
 // Search is the web search pipeline of seed 001 §2: rewrite → queries →
@@ -52,6 +63,9 @@ type Search struct {
 	fast   *llm.Client // rewrite, queries, follow-ups, summaries
 	chain  *search.Chain
 	reader PageReader
+
+	docs     DocumentSearcher // document spaces (documents.go); nil: web only
+	docsTopK int
 }
 
 // NewSearch returns a search pipeline.
@@ -89,6 +103,7 @@ type searchSteps struct {
 	Iterations     []iterationStep `json:"iterations"`
 	Pages          []pageStep      `json:"pages"`
 	Failovers      []string        `json:"failovers,omitempty"`
+	Documents      *docStep        `json:"documents,omitempty"`
 }
 
 type iterationStep struct {
@@ -146,6 +161,8 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 	}
 	steps.RewrittenQuery = rewritten
 	status(sink, "rewrite", "Rewritten query", rewritten)
+	docs := s.searchDocuments(ctx, sink, in, rewritten) // beside the web search
+	defer docs.wait(nil)
 
 	// 2. Generate the first queries.
 	queries, err := s.generateQueries(ctx, in, rewritten, nil, nil)
@@ -158,6 +175,7 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 	}
 
 	// 3. Iterations of search, dedupe, filter, rerank, follow-up.
+	rr := &ranking{s: s, sink: sink}
 	var pool []search.Result // deduplicated, allowed, in order of discovery
 	seen := map[string]bool{}
 	ran := map[string]bool{}
@@ -187,7 +205,7 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 		}
 		step.Pool = len(pool)
 		steps.Iterations = append(steps.Iterations, step)
-		top = s.rerank(rewritten, pool, s.cfg.RerankTopK)
+		top = rr.rerank(ctx, rewritten, pool, s.cfg.RerankTopK)
 		status(sink, "rerank", fmt.Sprintf("%d distinct results, %d best kept", len(pool), len(top)), "")
 		if it == s.cfg.Iterations {
 			break
@@ -202,7 +220,8 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 		}
 		queries = next
 	}
-	if len(pool) == 0 {
+	docPages := docs.wait(steps)
+	if len(pool) == 0 && len(docPages) == 0 {
 		if firstErr != "" {
 			return nil, fmt.Errorf("web search failed: %s", firstErr)
 		}
@@ -211,7 +230,7 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 
 	// 4. Read the best pages in parallel; candidates past the top N stand
 	// in for pages that cannot be read.
-	candidates := s.rerank(rewritten, pool, len(pool))
+	candidates := rr.rerank(ctx, rewritten, pool, len(pool))
 	for _, r := range candidates[:min(len(candidates), s.cfg.RerankTopK)] {
 		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: sourceOf(r)})
 	}
@@ -220,6 +239,7 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	pages = append(pages, docPages...)
 	if len(pages) == 0 {
 		// Nothing could be read: the search engines' own snippets are the
 		// only text this run saw, so they become the citable sources.
@@ -367,13 +387,34 @@ func (s *Search) searchAll(ctx context.Context, sink event.Sink, provider search
 	return all, step
 }
 
-// rerank orders results by BM25 relevance to the query and keeps topK.
-func (s *Search) rerank(query string, pool []search.Result, topK int) []search.Result {
+// ranking reranks a run's results, reporting once when the configured
+// reranker fails; BM25 stands in from then on.
+type ranking struct {
+	s      *Search
+	sink   event.Sink
+	warned bool
+}
+
+// rerank orders results by relevance to the query (BM25, or the
+// configured reranker) and keeps topK.
+func (rr *ranking) rerank(ctx context.Context, query string, pool []search.Result, topK int) []search.Result {
 	docs := make([]rank.Doc, len(pool))
 	for i, r := range pool {
 		docs[i] = rank.Doc{ID: r.URL, Text: r.Title + "\n" + r.Snippet + "\n" + r.Content}
 	}
-	scored := rank.Rerank(query, docs, topK)
+	var scored []rank.Scored
+	if rr.s.cfg.Reranker == nil || rr.warned {
+		// After one failure the run keeps to BM25 rather than waiting on
+		// a failing embedding endpoint again at every step.
+		scored = rank.Rerank(query, docs, topK)
+	} else {
+		var err error
+		scored, err = rr.s.cfg.Reranker.Rerank(ctx, query, docs, topK)
+		if err != nil && ctx.Err() == nil && !rr.warned {
+			rr.warned = true
+			status(rr.sink, "rerank", "Embedding rerank failed; ranking by keywords", err.Error())
+		}
+	}
 	out := make([]search.Result, 0, len(scored))
 	for _, sc := range scored {
 		out = append(out, pool[sc.Index])

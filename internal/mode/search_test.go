@@ -271,7 +271,7 @@ func TestSearchReportsSearchFailure(t *testing.T) {
 
 func TestSearchStopsWhenCancelled(t *testing.T) {
 	e := newSearchEnv(t)
-	e.site.Delay = 5 * time.Second
+	e.site.SetDelay(5 * time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	var rec event.Recorder
 	done := make(chan error, 1)

@@ -1,8 +1,10 @@
-// Package run executes one question as a run: it checks the request, keeps
-// the chat and its messages in the store, runs the mode with a time limit
-// and token accounting, turns the outcome into start/usage/finish events,
-// and titles new chats in the background. The HTTP server and the CLI both
-// ask through a Service, so they behave the same.
+// Package run executes questions as runs. A run is one execution of a mode:
+// it is validated and stored before it starts, it runs detached from the
+// request that started it (so a client may leave and come back), its events
+// are numbered and logged so a stream can resume from any point, it can be
+// cancelled, and a run cut short by a restart is marked interrupted and can
+// be started again. Questions and answers are kept as chat messages. The
+// HTTP server and the CLI both go through a Service, so they behave alike.
 package run
 
 import (
@@ -25,9 +27,17 @@ import (
 
 // Errors a caller maps to a 4xx answer.
 var (
-	ErrUnknownMode   = errors.New("unknown mode")
-	ErrEmptyQuestion = errors.New("no question: the last message must be a non-empty user message")
-	ErrTooLong       = errors.New("question too long")
+	ErrUnknownMode    = errors.New("unknown mode")
+	ErrEmptyQuestion  = errors.New("no question: the last message must be a non-empty user message")
+	ErrTooLong        = errors.New("question too long")
+	ErrNotRestartable = errors.New("only an interrupted, failed or cancelled run can be restarted")
+	ErrNotRunning     = errors.New("the run is not running")
+)
+
+// Causes of a run's context ending, which decide the state it ends in.
+var (
+	errShutdown = errors.New("server shutting down")
+	errCancel   = errors.New("cancelled on request")
 )
 
 // Titler writes a short chat title from the first exchange.
@@ -37,22 +47,29 @@ type Titler interface {
 
 // Options configure a Service.
 type Options struct {
-	Store            store.Store
-	Modes            *mode.Registry
-	Titler           Titler // nil disables titles
-	Logger           *slog.Logger
-	Timeout          time.Duration // per run; 0 means none
+	Store   store.Store
+	Modes   *mode.Registry
+	Titler  Titler // nil disables titles
+	Logger  *slog.Logger
+	Timeout time.Duration // per run; 0 means none
+	// ModeTimeouts overrides Timeout for modes that take longer by design
+	// (deep_research runs for minutes).
+	ModeTimeouts     map[string]time.Duration
 	MaxQuestionChars int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
 
-// Service runs questions. Close waits for its background work.
+// Service runs questions. Close cancels detached runs (they end as
+// interrupted) and waits for all background work.
 type Service struct {
 	opt    Options
 	bg     sync.WaitGroup
 	bgCtx  context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
+
+	mu   sync.Mutex
+	live map[string]*liveRun
 }
 
 // NewService returns a Service.
@@ -63,22 +80,20 @@ func NewService(opt Options) *Service {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{opt: opt, bgCtx: ctx, cancel: cancel}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return &Service{opt: opt, bgCtx: ctx, cancel: cancel, live: map[string]*liveRun{}}
 }
 
-// Close stops background work (chat titles) and waits for it, at most
-// until ctx ends.
+// Close interrupts detached runs and waits for them and for chat titles,
+// at most until ctx ends.
 func (s *Service) Close(ctx context.Context) error {
+	s.cancel(errShutdown)
 	done := make(chan struct{})
 	go func() { s.bg.Wait(); close(done) }()
 	select {
 	case <-done:
-		s.cancel()
 		return nil
 	case <-ctx.Done():
-		s.cancel()
-		<-done
 		return ctx.Err()
 	}
 }
@@ -92,13 +107,35 @@ type Request struct {
 	// ChatID names the chat; empty starts a new one. A chat id the store
 	// does not know yet is created with that id (AI SDK clients choose ids).
 	ChatID string
-	Mode   string
+	// Mode is a mode id, or the id of a run waiting for the person's answer
+	// (the OpenAI-compatible continuation of a paused run).
+	Mode string
 	// Messages is the conversation as the client sent it; the last one is
 	// the question.
 	Messages []llm.Message
 	Timezone string
-	// Persist keeps the chat and its messages in the store.
+	// Persist keeps the chat and its messages in the store. The run itself
+	// is always kept, so that it can be followed, cancelled and continued.
 	Persist bool
+	// Spaces are IDs of the user's document spaces to search as well;
+	// WebSearch turns the docs mode's web search on or off (nil: default).
+	Spaces    []string
+	WebSearch *bool
+}
+
+// runInput is what a run needs to be executed again.
+type runInput struct {
+	History   []llm.Message `json:"history,omitempty"`
+	Timezone  string        `json:"timezone,omitempty"`
+	Persist   bool          `json:"persist"`
+	Spaces    []string      `json:"spaces,omitempty"`
+	WebSearch *bool         `json:"webSearch,omitempty"`
+}
+
+// pauseState is kept with a run waiting for the person.
+type pauseState struct {
+	Questions []string        `json:"questions"`
+	State     json.RawMessage `json:"state,omitempty"`
 }
 
 // Outcome is what a finished run leaves.
@@ -108,28 +145,58 @@ type Outcome struct {
 	MessageID string // the stored assistant message
 	Result    *mode.Result
 	Usage     event.Usage
+	State     string
 	Err       error
 }
 
 // Prepared is a validated request ready to run: handlers validate before
 // they answer with a stream, so bad input gets a plain JSON error.
 type Prepared struct {
-	req      Request
 	mode     mode.Mode
+	userID   string
 	question string
 	history  []llm.Message
+	input    runInput
+	run      *store.Run
+	resume   *mode.Resume
+	startSeq int64
 	RunID    string
 	ChatID   string
 	// MessageID is the id the assistant message will be stored under.
 	MessageID string
+	// Resumed reports that the question answers a paused run.
+	Resumed bool
 }
 
-// Prepare validates a request and, when it is to be persisted, stores the
-// chat and the question. Nothing is written if validation fails.
+// ModeID is the id of the mode the run executes.
+func (p *Prepared) ModeID() string { return p.mode.ID() }
+
+// Persisted reports whether the chat and its messages are kept.
+func (p *Prepared) Persisted() bool { return p.input.Persist }
+
+// StartSeq is the number of the run's last event before this part of it:
+// the stream of this request is the events after it (non-zero when a paused
+// run continues).
+func (p *Prepared) StartSeq() int64 { return p.startSeq }
+
+// Prepare validates a request, stores the chat and the question (when
+// persisted) and the run. Nothing is written if validation fails.
 func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
+	if req.UserID == "" {
+		req.UserID = store.LocalUserID
+	}
 	m, ok := s.opt.Modes.Get(req.Mode)
+	var waiting *store.Run
 	if !ok {
-		return nil, fmt.Errorf("%w %q; valid modes: %s", ErrUnknownMode, req.Mode, strings.Join(s.opt.Modes.IDs(), ", "))
+		// A paused run continues when it is named as the model.
+		if r, err := s.opt.Store.GetRun(ctx, req.UserID, req.Mode); err == nil && r.State == store.RunWaiting {
+			if m, ok = s.opt.Modes.Get(r.Mode); ok {
+				waiting = r
+			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w %q; valid modes: %s", ErrUnknownMode, req.Mode, strings.Join(s.opt.Modes.IDs(), ", "))
+		}
 	}
 	if len(req.Messages) == 0 {
 		return nil, ErrEmptyQuestion
@@ -142,113 +209,240 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 	if s.opt.MaxQuestionChars > 0 && len([]rune(question)) > s.opt.MaxQuestionChars {
 		return nil, fmt.Errorf("%w: %d characters, the limit is %d (SOVA_MAX_QUESTION_CHARS)", ErrTooLong, len([]rune(question)), s.opt.MaxQuestionChars)
 	}
-	if req.UserID == "" {
-		req.UserID = store.LocalUserID
-	}
 	p := &Prepared{
-		req: req, mode: m, question: question,
+		mode: m, userID: req.UserID, question: question,
 		history: req.Messages[:len(req.Messages)-1],
-		RunID:   uuid.NewString(), ChatID: req.ChatID, MessageID: uuid.NewString(),
+		ChatID:  req.ChatID, MessageID: uuid.NewString(),
 	}
-	if !req.Persist {
-		return p, nil
-	}
-	chat, err := s.opt.Store.GetChat(ctx, req.UserID, req.ChatID)
-	switch {
-	case req.ChatID == "" || errors.Is(err, store.ErrNotFound):
-		chat = &store.Chat{ID: req.ChatID, UserID: req.UserID, Mode: req.Mode}
-		if err := s.opt.Store.CreateChat(ctx, chat); err != nil {
-			return nil, fmt.Errorf("creating chat: %w", err)
-		}
-	case err != nil:
-		return nil, fmt.Errorf("loading chat: %w", err)
-	default:
-		// A client that sends only the new question continues the stored
-		// conversation.
-		if len(p.history) == 0 {
-			msgs, err := s.opt.Store.ListMessages(ctx, req.UserID, chat.ID)
-			if err != nil {
-				return nil, fmt.Errorf("loading chat history: %w", err)
+	if req.Persist {
+		chat, err := s.opt.Store.GetChat(ctx, req.UserID, req.ChatID)
+		switch {
+		case req.ChatID == "" || errors.Is(err, store.ErrNotFound):
+			chat = &store.Chat{ID: req.ChatID, UserID: req.UserID, Mode: m.ID()}
+			if err := s.opt.Store.CreateChat(ctx, chat); err != nil {
+				return nil, fmt.Errorf("creating chat: %w", err)
 			}
-			for _, m := range msgs {
-				if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" {
-					p.history = append(p.history, llm.Message{Role: m.Role, Content: m.Content})
+		case err != nil:
+			return nil, fmt.Errorf("loading chat: %w", err)
+		default:
+			if waiting == nil {
+				// The person's next message answers a run paused for them.
+				if r, err := s.opt.Store.LatestRun(ctx, req.UserID, chat.ID); err == nil && r.State == store.RunWaiting && r.Mode == m.ID() {
+					waiting = r
+				}
+			}
+			// A client that sends only the new question continues the
+			// stored conversation.
+			if len(p.history) == 0 {
+				if p.history, err = s.storedHistory(ctx, req.UserID, chat.ID); err != nil {
+					return nil, err
 				}
 			}
 		}
+		p.ChatID = chat.ID
+		userMsg := &store.Message{ChatID: chat.ID, Role: llm.RoleUser, Content: question, Mode: m.ID()}
+		userMsg.Parts, _ = json.Marshal([]map[string]string{{"type": "text", "text": question}})
+		if err := s.opt.Store.AddMessage(ctx, req.UserID, userMsg); err != nil {
+			return nil, fmt.Errorf("storing the question: %w", err)
+		}
 	}
-	p.ChatID = chat.ID
-	userMsg := &store.Message{ChatID: chat.ID, Role: llm.RoleUser, Content: question, Mode: req.Mode}
-	userMsg.Parts, _ = json.Marshal([]map[string]string{{"type": "text", "text": question}})
-	if err := s.opt.Store.AddMessage(ctx, req.UserID, userMsg); err != nil {
-		return nil, fmt.Errorf("storing the question: %w", err)
+	if waiting != nil {
+		var ps pauseState
+		_ = json.Unmarshal(waiting.Pause, &ps)
+		p.resume = &mode.Resume{State: ps.State, Answer: question}
+		p.Resumed = true
+		p.run = waiting
+		p.RunID = waiting.ID
+		if p.ChatID == "" {
+			p.ChatID = waiting.ChatID
+		}
+		_ = json.Unmarshal(waiting.Input, &p.input)
+		p.question = waiting.Question
+		p.history = p.input.History
+		p.startSeq = waiting.LastSeq
+		p.run.State, p.run.Pause = store.RunRunning, nil
+		if err := s.opt.Store.UpdateRun(ctx, p.run); err != nil {
+			return nil, fmt.Errorf("resuming run %s: %w", waiting.ID, err)
+		}
+		return p, nil
 	}
+	p.input = runInput{History: p.history, Timezone: req.Timezone, Persist: req.Persist, Spaces: req.Spaces, WebSearch: req.WebSearch}
+	in, _ := json.Marshal(p.input)
+	p.run = &store.Run{UserID: req.UserID, ChatID: p.ChatID, Mode: m.ID(), State: store.RunRunning, Question: question, Input: in}
+	if err := s.opt.Store.CreateRun(ctx, p.run); err != nil {
+		return nil, fmt.Errorf("storing the run: %w", err)
+	}
+	p.RunID = p.run.ID
 	return p, nil
 }
 
-// Execute runs a prepared request, emitting its events to sink, and stores
-// the answer when the request is persisted. It always emits start and then
-// either finish or error+finish. The returned Outcome carries the run's
-// error, if any.
+func (s *Service) storedHistory(ctx context.Context, userID, chatID string) ([]llm.Message, error) {
+	msgs, err := s.opt.Store.ListMessages(ctx, userID, chatID)
+	if err != nil {
+		return nil, fmt.Errorf("loading chat history: %w", err)
+	}
+	var out []llm.Message
+	for _, m := range msgs {
+		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" {
+			out = append(out, llm.Message{Role: m.Role, Content: m.Content})
+		}
+	}
+	return out, nil
+}
+
+// Start runs a prepared request detached from the caller: it goes on when
+// the client disconnects, and ends at its time limit, on Cancel, or as
+// interrupted when the service closes. Follow streams its events.
+func (s *Service) Start(p *Prepared) {
+	ctx, cancel := context.WithCancelCause(s.bgCtx)
+	lr := newLiveRun(p.userID, p.run.LastSeq, cancel)
+	s.mu.Lock()
+	s.live[p.RunID] = lr
+	s.mu.Unlock()
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		defer cancel(nil)
+		s.execute(ctx, p, lr, event.Discard)
+	}()
+}
+
+// Execute runs a prepared request in the caller's context, emitting its
+// events to sink as well as to the run's log. It always emits start and
+// then either finish or error+finish. The Outcome carries the run's error.
 func (s *Service) Execute(ctx context.Context, p *Prepared, sink event.Sink) *Outcome {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	lr := newLiveRun(p.userID, p.run.LastSeq, cancel)
+	s.mu.Lock()
+	s.live[p.RunID] = lr
+	s.mu.Unlock()
+	return s.execute(ctx, p, lr, sink)
+}
+
+func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink event.Sink) *Outcome {
+	log := newEventLog(s.opt.Store, p.RunID, p.run.LastSeq, lr, s.opt.Logger)
+	defer func() {
+		s.mu.Lock()
+		delete(s.live, p.RunID)
+		s.mu.Unlock()
+		lr.finish()
+	}()
 	started := s.opt.Now()
 	rec := &collector{}
-	out := event.SinkFunc(func(e event.Event) { rec.Emit(e); sink.Emit(e) })
-	out.Emit(event.Event{Type: event.TypeStart, Time: started, Start: &event.Start{
+	out := event.SinkFunc(func(e event.Event) {
+		if e.Time.IsZero() {
+			e.Time = s.opt.Now()
+		}
+		e = log.add(e)
+		rec.Emit(e)
+		sink.Emit(e)
+	})
+	out.Emit(event.Event{Type: event.TypeStart, Start: &event.Start{
 		RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, Mode: p.mode.ID(),
 	}})
 
 	meter := &llm.Meter{}
+	if p.run.Usage != nil { // a resumed run keeps counting
+		meter.Add(llm.Usage{PromptTokens: p.run.Usage.InputTokens, CompletionTokens: p.run.Usage.OutputTokens, TotalTokens: p.run.Usage.TotalTokens})
+	}
 	runCtx := llm.WithMeter(ctx, meter)
-	var cancel context.CancelFunc = func() {}
-	if s.opt.Timeout > 0 {
-		runCtx, cancel = context.WithTimeout(runCtx, s.opt.Timeout)
+	var cancelTimeout context.CancelFunc = func() {}
+	limit := s.opt.Timeout
+	if d, ok := s.opt.ModeTimeouts[p.mode.ID()]; ok {
+		limit = d
+	}
+	if limit > 0 {
+		runCtx, cancelTimeout = context.WithTimeout(runCtx, limit)
 	}
 	res, err := p.mode.Run(runCtx, mode.Input{
-		RunID: p.RunID, ChatID: p.ChatID, History: p.history, Question: p.question,
-		Timezone: p.req.Timezone, Now: started,
+		RunID: p.RunID, ChatID: p.ChatID, UserID: p.userID, History: p.history, Question: p.question,
+		Timezone: p.input.Timezone, Now: started,
+		Workspace: &workspace{store: s.opt.Store, runID: p.RunID},
+		Resume:    p.resume,
+		Spaces:    p.input.Spaces, WebSearch: p.input.WebSearch,
 	}, out)
 	timedOut := errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-	cancel()
+	cancelTimeout()
 
 	u := meter.Total()
 	usage := event.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 	o := &Outcome{RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, Result: res, Usage: usage}
-	out.Emit(event.Event{Type: event.TypeUsage, Time: s.opt.Now(), Usage: &usage})
+	out.Emit(event.Event{Type: event.TypeUsage, Usage: &usage})
+	// The request may be gone; what the run produced is kept regardless.
+	keepCtx, cancelKeep := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancelKeep()
+	run := p.run
+	run.Usage = &usage
 	if err != nil {
-		reason := event.FinishError
-		msg := err.Error()
-		switch {
+		state, reason, msg := store.RunFailed, event.FinishError, err.Error()
+		switch cause := context.Cause(ctx); {
 		case timedOut:
-			msg = fmt.Sprintf("the run took longer than %s (SOVA_RUN_TIMEOUT) and was stopped", s.opt.Timeout)
+			msg = fmt.Sprintf("the run took longer than its limit of %s and was stopped (SOVA_RUN_TIMEOUT, SOVA_DEEP_RESEARCH_TIMEOUT)", limit)
+		case errors.Is(cause, errShutdown):
+			state, reason, msg = store.RunInterrupted, event.FinishCancelled, "the server stopped while this ran; restart it with POST /api/runs/"+p.RunID+"/restart"
 		case ctx.Err() != nil:
-			reason, msg = event.FinishCancelled, "the run was cancelled"
+			state, reason, msg = store.RunCancelled, event.FinishCancelled, "the run was cancelled"
 		}
-		o.Err = errors.New(msg)
-		if reason == event.FinishError {
-			s.opt.Logger.Error("run failed", "run", p.RunID, "mode", p.mode.ID(), "err", err)
-			out.Emit(event.Event{Type: event.TypeError, Time: s.opt.Now(), Error: &event.Error{Message: msg}})
+		o.Err, o.State = errors.New(msg), state
+		if state != store.RunCancelled {
+			if state == store.RunFailed {
+				s.opt.Logger.Error("run failed", "run", p.RunID, "mode", p.mode.ID(), "err", err)
+			}
+			out.Emit(event.Event{Type: event.TypeError, Error: &event.Error{Message: msg}})
 		}
-		out.Emit(event.Event{Type: event.TypeFinish, Time: s.opt.Now(), Finish: &event.Finish{Reason: reason, Usage: usage}})
-		s.storeAnswer(ctx, p, rec, nil, reason, msg, usage)
+		out.Emit(event.Event{Type: event.TypeFinish, Finish: &event.Finish{Reason: reason, Usage: usage}})
+		log.flush(keepCtx)
+		// The workspace is kept only for runs that succeed (seed 001 §4).
+		if err := s.opt.Store.DeleteRunFiles(keepCtx, p.RunID); err != nil {
+			s.opt.Logger.Error("removing workspace failed", "run", p.RunID, "err", err)
+		}
+		run.State, run.Error = state, msg
+		run.MessageID = s.storeAnswer(keepCtx, p, rec, nil, reason, msg, usage)
+		s.saveRun(keepCtx, run, log)
 		return o
 	}
-	out.Emit(event.Event{Type: event.TypeFinish, Time: s.opt.Now(), Finish: &event.Finish{
+	if res.Pause != nil {
+		out.Emit(event.Event{Type: event.TypeData, Data: dataOf("clarification", "clarification-"+p.RunID,
+			map[string]any{"runId": p.RunID, "questions": res.Pause.Questions})})
+	}
+	out.Emit(event.Event{Type: event.TypeFinish, Finish: &event.Finish{
 		Reason: res.FinishReason, Sources: res.Sources, Usage: usage, Model: res.Model,
 	}})
-	s.storeAnswer(ctx, p, rec, res, res.FinishReason, "", usage)
+	log.flush(keepCtx)
+	o.State = store.RunCompleted
+	run.State, run.Error, run.Report = store.RunCompleted, "", res.Report
+	if res.Pause != nil {
+		o.State, run.State = store.RunWaiting, store.RunWaiting
+		run.Pause, _ = json.Marshal(pauseState{Questions: res.Pause.Questions, State: res.Pause.State})
+	}
+	run.MessageID = s.storeAnswer(keepCtx, p, rec, res, res.FinishReason, "", usage)
+	s.saveRun(keepCtx, run, log)
+	if res.Pause == nil && p.input.Persist && s.opt.Titler != nil {
+		s.titleInBackground(p, res.Text)
+	}
 	return o
 }
 
-// storeAnswer keeps the assistant message, also when the run failed or was
-// cancelled (with what had streamed), so the chat shows what happened.
-func (s *Service) storeAnswer(ctx context.Context, p *Prepared, rec *collector, res *mode.Result, reason, errMsg string, usage event.Usage) {
-	if !p.req.Persist {
-		return
+func (s *Service) saveRun(ctx context.Context, run *store.Run, log *eventLog) {
+	run.LastSeq = log.last()
+	if err := s.opt.Store.UpdateRun(ctx, run); err != nil {
+		s.opt.Logger.Error("storing run state failed", "run", run.ID, "err", err)
 	}
-	// The request may be gone; the answer is kept regardless.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
+}
+
+func dataOf(name, id string, v any) *event.Data {
+	b, _ := json.Marshal(v)
+	return &event.Data{Name: name, ID: id, Value: b}
+}
+
+// storeAnswer keeps the assistant message, also when the run failed or was
+// cancelled (with what had streamed), so the chat shows what happened. It
+// returns the message id, or "" when nothing was stored.
+func (s *Service) storeAnswer(ctx context.Context, p *Prepared, rec *collector, res *mode.Result, reason, errMsg string, usage event.Usage) string {
+	if !p.input.Persist || p.ChatID == "" {
+		return ""
+	}
 	msg := &store.Message{
 		ID: p.MessageID, ChatID: p.ChatID, Role: llm.RoleAssistant, Mode: p.mode.ID(),
 		FinishReason: reason, Error: errMsg, Usage: &usage,
@@ -271,14 +465,20 @@ func (s *Service) storeAnswer(ctx context.Context, p *Prepared, rec *collector, 
 	for _, src := range msg.Sources {
 		parts = append(parts, map[string]any{"type": "source-url", "sourceId": fmt.Sprint(src.Number), "url": src.URL, "title": src.Title})
 	}
+	if res != nil && res.Pause != nil {
+		parts = append(parts, map[string]any{"type": "data-clarification", "data": map[string]any{"runId": p.RunID, "questions": res.Pause.Questions}})
+	}
+	if res != nil && res.Report != "" {
+		parts = append(parts, map[string]any{"type": "data-report", "data": map[string]any{
+			"runId": p.RunID, "markdownUrl": "/api/runs/" + p.RunID + "/report.md", "pdfUrl": "/api/runs/" + p.RunID + "/report.pdf",
+		}})
+	}
 	msg.Parts, _ = json.Marshal(parts)
-	if err := s.opt.Store.AddMessage(ctx, p.req.UserID, msg); err != nil {
+	if err := s.opt.Store.AddMessage(ctx, p.userID, msg); err != nil {
 		s.opt.Logger.Error("storing answer failed", "run", p.RunID, "chat", p.ChatID, "err", err)
-		return
+		return ""
 	}
-	if res != nil && s.opt.Titler != nil {
-		s.titleInBackground(p, res.Text)
-	}
+	return msg.ID
 }
 
 // titleInBackground names a chat that has no title yet after its first
@@ -287,9 +487,11 @@ func (s *Service) titleInBackground(p *Prepared, answer string) {
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		ctx, cancel := context.WithTimeout(s.bgCtx, time.Minute)
+		// Not tied to the service's context: a title in flight is worth
+		// finishing while the server shuts down, and Close waits for it.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		chat, err := s.opt.Store.GetChat(ctx, p.req.UserID, p.ChatID)
+		chat, err := s.opt.Store.GetChat(ctx, p.userID, p.ChatID)
 		if err != nil || chat.Title != "" {
 			return
 		}
@@ -298,7 +500,7 @@ func (s *Service) titleInBackground(p *Prepared, answer string) {
 			s.opt.Logger.Warn("chat title generation failed", "chat", p.ChatID, "err", err)
 			title = fallbackTitle(p.question)
 		}
-		if err := s.opt.Store.SetChatTitle(ctx, p.req.UserID, p.ChatID, title); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err := s.opt.Store.SetChatTitle(ctx, p.userID, p.ChatID, title); err != nil && !errors.Is(err, store.ErrNotFound) {
 			s.opt.Logger.Warn("storing chat title failed", "chat", p.ChatID, "err", err)
 		}
 	}()

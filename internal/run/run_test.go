@@ -160,3 +160,134 @@ func TestTitleFallsBackToQuestion(t *testing.T) {
 		t.Errorf("title = %q", chat.Title)
 	}
 }
+
+// pausing asks a question first, then answers with what it was told, and
+// writes a workspace file each time.
+func pausing() scripted {
+	return scripted{run: func(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
+		if in.Resume == nil {
+			_ = in.Workspace.Write(ctx, "main.md", "# Plan\n")
+			return &mode.Result{Text: "Which decade?", Pause: &mode.Pause{Questions: []string{"Which decade?"}, State: []byte(`{"step":1}`)}}, nil
+		}
+		_ = in.Workspace.Append(ctx, "main.md", "answer: "+in.Resume.Answer+" state: "+string(in.Resume.State))
+		return &mode.Result{Text: "Report for " + in.Question, Report: "# Report", FinishReason: "stop"}, nil
+	}}
+}
+
+func TestPauseAndResume(t *testing.T) {
+	svc, st := newService(t, pausing(), nil, 0)
+	ctx := context.Background()
+	ask := func(q string) (*Prepared, *Outcome) {
+		p, err := svc.Prepare(ctx, Request{ChatID: "c1", Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: q}}, Persist: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec event.Recorder
+		return p, svc.Execute(ctx, p, &rec)
+	}
+	p1, o1 := ask("Economy of the USA")
+	if o1.State != store.RunWaiting {
+		t.Fatalf("first part: state %s", o1.State)
+	}
+	p2, o2 := ask("The 1930s")
+	if !p2.Resumed || p2.RunID != p1.RunID || o2.State != store.RunCompleted {
+		t.Fatalf("answer did not resume the run: %+v %+v", p2, o2)
+	}
+	r, _ := st.GetRun(ctx, store.LocalUserID, p1.RunID)
+	if r.Report != "# Report" || r.Pause != nil || r.Question != "Economy of the USA" {
+		t.Errorf("run after resume: %+v", r)
+	}
+	main, err := st.RunFile(ctx, p1.RunID, "main.md")
+	if err != nil || main != "# Plan\nanswer: The 1930s state: {\"step\":1}" {
+		t.Errorf("workspace kept across the pause: %q %v", main, err)
+	}
+	// Event numbers continue across the two parts, and the log replays both.
+	var seqs []int64
+	_ = svc.Follow(ctx, store.LocalUserID, p1.RunID, 0, func(e event.Event) error { seqs = append(seqs, e.Seq); return nil })
+	for i, s := range seqs {
+		if s != int64(i+1) {
+			t.Fatalf("event numbers %v", seqs)
+		}
+	}
+	msgs, _ := st.ListMessages(ctx, store.LocalUserID, "c1")
+	if len(msgs) != 4 || msgs[1].Content != "Which decade?" || !strings.Contains(string(msgs[1].Parts), "data-clarification") {
+		t.Errorf("chat: %+v", msgs)
+	}
+}
+
+func TestDetachedRunAndRecovery(t *testing.T) {
+	release := make(chan struct{})
+	blocking := scripted{run: func(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
+		_ = in.Workspace.Write(ctx, "agents/agent_1.md", "todo")
+		sink.Emit(event.Event{Type: event.TypeTextDelta, Text: "part"})
+		select {
+		case <-release:
+			return &mode.Result{Text: "part", FinishReason: "stop"}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}}
+	svc, st := newService(t, blocking, nil, 0)
+	ctx := context.Background()
+	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Start(p)
+	// A follower joining late gets everything from the start, then live events.
+	got := make(chan []event.Type, 1)
+	go func() {
+		var types []event.Type
+		_ = svc.Follow(ctx, store.LocalUserID, p.RunID, 0, func(e event.Event) error { types = append(types, e.Type); return nil })
+		got <- types
+	}()
+	// Someone else's run is not found.
+	if err := svc.Follow(ctx, "mallory", p.RunID, 0, func(event.Event) error { return nil }); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("other user followed the run: %v", err)
+	}
+	// Shutting down interrupts the run: it is stored as interrupted, its
+	// workspace removed, the follower sees error and finish.
+	if err := svc.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	types := <-got
+	if types[0] != event.TypeStart || types[len(types)-1] != event.TypeFinish {
+		t.Errorf("follower saw %v", types)
+	}
+	r, _ := st.GetRun(ctx, store.LocalUserID, p.RunID)
+	if r.State != store.RunInterrupted || !strings.Contains(r.Error, "restart") {
+		t.Errorf("run after shutdown: %+v", r)
+	}
+	if files, _ := st.RunFiles(ctx, p.RunID); len(files) != 0 {
+		t.Errorf("workspace of an interrupted run kept: %+v", files)
+	}
+
+	// A run left "running" by a crash is marked interrupted at start-up.
+	crashed := &store.Run{UserID: store.LocalUserID, ChatID: p.ChatID, Mode: "scripted", State: store.RunRunning, Question: "q",
+		Input: []byte(`{"persist":true}`), LastSeq: 0}
+	if err := st.CreateRun(ctx, crashed); err != nil {
+		t.Fatal(err)
+	}
+	svc2 := NewService(Options{Store: st, Modes: svc.opt.Modes})
+	n, err := svc2.Recover(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("recover: %d %v", n, err)
+	}
+	r, _ = st.GetRun(ctx, store.LocalUserID, crashed.ID)
+	evs, _ := st.RunEvents(ctx, crashed.ID, 0)
+	if r.State != store.RunInterrupted || len(evs) != 2 {
+		t.Errorf("recovered run: %+v, %d events", r, len(evs))
+	}
+	// And it can be started again.
+	close(release)
+	np, err := svc2.Restart(ctx, store.LocalUserID, crashed.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = svc2.Follow(ctx, store.LocalUserID, np.RunID, 0, func(event.Event) error { return nil })
+	_ = svc2.Close(ctx)
+	r, _ = st.GetRun(ctx, store.LocalUserID, np.RunID)
+	if r.State != store.RunCompleted {
+		t.Errorf("restarted run: %+v", r)
+	}
+}

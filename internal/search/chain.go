@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -19,6 +21,16 @@ type Chain struct {
 	// OnFailover, when set, is called each time a provider fails and the
 	// next one is about to be tried.
 	OnFailover func(failed string, err error, next string)
+	// Cache, when set, keeps answers: a query asked again while its answer
+	// is cached reaches no provider. Failures are not cached.
+	Cache ResultCache
+}
+
+// ResultCache keeps search answers by query. Implementations decide how
+// long; a failing cache must behave as a miss, never fail the search.
+type ResultCache interface {
+	GetResults(ctx context.Context, key string) ([]Result, bool)
+	PutResults(ctx context.Context, key string, results []Result)
 }
 
 // NewChain returns a Chain over providers, skipping nil ones.
@@ -34,7 +46,7 @@ func NewChain(providers ...Provider) *Chain {
 
 // WithFailover returns a copy of c that calls fn on failover.
 func (c *Chain) WithFailover(fn func(failed string, err error, next string)) *Chain {
-	return &Chain{Providers: c.Providers, OnFailover: fn}
+	return &Chain{Providers: c.Providers, OnFailover: fn, Cache: c.Cache}
 }
 
 // Name returns "chain(a,b,...)".
@@ -54,6 +66,13 @@ func (c *Chain) Search(ctx context.Context, q Query) ([]Result, error) {
 	if len(c.Providers) == 0 {
 		return nil, errors.New("search: no search provider is configured (set SOVA_SEARCH_PROVIDER)")
 	}
+	var key string
+	if c.Cache != nil {
+		key = CacheKey(c.Name(), q)
+		if res, ok := c.Cache.GetResults(ctx, key); ok {
+			return res, nil
+		}
+	}
 	var errs []error
 	for i, p := range c.Providers {
 		if err := ctx.Err(); err != nil {
@@ -65,6 +84,9 @@ func (c *Chain) Search(ctx context.Context, q Query) ([]Result, error) {
 				if res[j].Provider == "" {
 					res[j].Provider = p.Name()
 				}
+			}
+			if c.Cache != nil {
+				c.Cache.PutResults(ctx, key, res)
 			}
 			return res, nil
 		}
@@ -109,3 +131,22 @@ func (e *ChainError) Error() string {
 }
 
 func (e *ChainError) Unwrap() []error { return e.Errs }
+
+// CacheKey identifies the answer of provider to q: the same key means
+// the same request. The query text is compared case-insensitively with
+// whitespace collapsed; domain lists in any order.
+func CacheKey(provider string, q Query) string {
+	inc := normalizeDomains(q.IncludeDomains)
+	exc := normalizeDomains(q.ExcludeDomains)
+	slices.Sort(inc)
+	slices.Sort(exc)
+	return strings.Join([]string{
+		provider,
+		strings.ToLower(strings.Join(strings.Fields(q.Text), " ")),
+		strconv.Itoa(q.maxResults()),
+		strings.ToLower(q.Language),
+		q.TimeRange,
+		strings.Join(inc, ","),
+		strings.Join(exc, ","),
+	}, "\x1f")
+}

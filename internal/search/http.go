@@ -37,6 +37,12 @@ type statusErrorFunc func(status int, body []byte) *Error
 // answer is final. The whole call, retry included, is bounded by
 // cfg.timeout.
 func (c caller) do(ctx context.Context, newReq func(context.Context) (*http.Request, error), statusErr statusErrorFunc) ([]byte, error) {
+	body, _, err := c.doStatus(ctx, newReq, statusErr)
+	return body, err
+}
+
+// doStatus is do that also returns the 2xx status of the answer.
+func (c caller) doStatus(ctx context.Context, newReq func(context.Context) (*http.Request, error), statusErr statusErrorFunc) ([]byte, int, error) {
 	parent := ctx
 	if c.cfg.timeout > 0 {
 		var cancel context.CancelFunc
@@ -47,13 +53,14 @@ func (c caller) do(ctx context.Context, newReq func(context.Context) (*http.Requ
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
 		var (
-			body  []byte
-			wait  time.Duration
-			retry bool
+			body   []byte
+			status int
+			wait   time.Duration
+			retry  bool
 		)
-		body, wait, retry, err = c.once(ctx, newReq, statusErr)
+		body, status, wait, retry, err = c.once(ctx, newReq, statusErr)
 		if err == nil {
-			return body, nil
+			return body, status, nil
 		}
 		if !retry || attempt == 1 || !sleep(ctx, wait) {
 			break
@@ -61,30 +68,30 @@ func (c caller) do(ctx context.Context, newReq func(context.Context) (*http.Requ
 	}
 
 	if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return nil, &Error{
+		return nil, 0, &Error{
 			Provider: c.provider,
 			Message:  fmt.Sprintf("no answer within %s (the provider is slow or unreachable)", c.cfg.timeout),
 			Err:      context.DeadlineExceeded,
 		}
 	}
 	if parent.Err() != nil {
-		return nil, &Error{Provider: c.provider, Message: "search cancelled", Err: parent.Err()}
+		return nil, 0, &Error{Provider: c.provider, Message: "search cancelled", Err: parent.Err()}
 	}
-	return nil, err
+	return nil, 0, err
 }
 
 // once performs a single attempt. wait is the pause before a retry and is
 // meaningful only when retry is true.
-func (c caller) once(ctx context.Context, newReq func(context.Context) (*http.Request, error), statusErr statusErrorFunc) (body []byte, wait time.Duration, retry bool, err error) {
+func (c caller) once(ctx context.Context, newReq func(context.Context) (*http.Request, error), statusErr statusErrorFunc) (body []byte, status int, wait time.Duration, retry bool, err error) {
 	req, err := newReq(ctx)
 	if err != nil {
-		return nil, 0, false, &Error{Provider: c.provider, Message: "cannot build the request", Err: err}
+		return nil, 0, 0, false, &Error{Provider: c.provider, Message: "cannot build the request", Err: err}
 	}
 	req.Header.Set("User-Agent", c.cfg.userAgent)
 
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return nil, c.cfg.backoff, ctx.Err() == nil, &Error{
+		return nil, 0, c.cfg.backoff, ctx.Err() == nil, &Error{
 			Provider: c.provider,
 			Message:  "cannot reach " + hostOf(req.URL),
 			Err:      unwrapURLError(err),
@@ -94,7 +101,7 @@ func (c caller) once(ctx context.Context, newReq func(context.Context) (*http.Re
 
 	body, err = io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
-		return nil, c.cfg.backoff, ctx.Err() == nil, &Error{
+		return nil, 0, c.cfg.backoff, ctx.Err() == nil, &Error{
 			Provider: c.provider,
 			Status:   resp.StatusCode,
 			Message:  "reading the answer from " + hostOf(req.URL) + " failed",
@@ -102,14 +109,14 @@ func (c caller) once(ctx context.Context, newReq func(context.Context) (*http.Re
 		}
 	}
 	if len(body) > maxResponseBytes {
-		return nil, 0, false, &Error{
+		return nil, 0, 0, false, &Error{
 			Provider: c.provider,
 			Status:   resp.StatusCode,
 			Message:  fmt.Sprintf("the answer from %s is larger than %d MiB", hostOf(req.URL), maxResponseBytes>>20),
 		}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return body, 0, false, nil
+		return body, resp.StatusCode, 0, false, nil
 	}
 
 	e := statusErr(resp.StatusCode, body)
@@ -120,7 +127,7 @@ func (c caller) once(ctx context.Context, newReq func(context.Context) (*http.Re
 	case resp.StatusCode >= 500:
 		wait, retry = c.cfg.backoff, true
 	}
-	return nil, wait, retry, e
+	return nil, 0, wait, retry, e
 }
 
 // sleep waits for d or until ctx is done; it reports whether d elapsed.

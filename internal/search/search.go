@@ -1,6 +1,9 @@
-// Package search queries web search providers (SearXNG, Tavily) and
-// post-processes their results: URL normalisation, de-duplication, block
-// lists and parallel fan-out of several queries.
+// Package search queries web search providers (SearXNG, Tavily, Exa,
+// Brave, and the keyless DuckDuckGo and Wikipedia) and post-processes
+// their results: URL normalisation, de-duplication, block lists and
+// parallel fan-out of several queries. Throttle holds a provider to a
+// concurrency and rate limit shared by all runs; Chain tries providers in
+// order and may keep answers in a ResultCache.
 //
 // Every provider call waits on the context it is given and is additionally
 // bounded by a per-call timeout (DefaultTimeout unless WithTimeout says

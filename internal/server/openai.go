@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -50,9 +51,17 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	prep, err := s.opt.Service.Prepare(r.Context(), run.Request{
 		UserID: store.LocalUserID, Mode: req.Model, Messages: toLLM(req.Messages),
 	})
+	if errors.Is(err, run.ErrUnknownMode) {
+		s.unknownModel(w, r, req.Model)
+		return
+	}
 	if err != nil {
 		s.runError(w, err, "model_not_found")
 		return
+	}
+	if s.isAgentRun(r, req.Model, prep.RunID) {
+		// Seed 002: the agent's id, also in every chunk's "model".
+		w.Header().Set("X-Agent-ID", prep.RunID)
 	}
 	created := time.Now()
 	id := "chatcmpl-" + prep.RunID
@@ -78,6 +87,14 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	stream := event.NewChunkStream(w, func() { _ = rc.Flush() }, id, prep.RunID, created, includeUsage)
-	s.opt.Service.Execute(r.Context(), prep, event.SinkFunc(func(e event.Event) { _ = stream.Emit(e) }))
+	// Detached like every streamed run: a client that goes away can pick
+	// it up again from GET /api/runs/{id}/stream.
+	s.opt.Service.Start(prep)
+	_ = s.opt.Service.Follow(r.Context(), store.LocalUserID, prep.RunID, prep.StartSeq(), func(e event.Event) error {
+		if err := stream.Emit(e); err != nil && !errors.Is(err, event.ErrInvalidEvent) {
+			return err
+		}
+		return nil
+	})
 	_ = stream.Close()
 }

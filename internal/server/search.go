@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/run"
 	"github.com/sova-ai/sova/internal/store"
@@ -14,14 +13,16 @@ import (
 // searchRequest is the body of POST /api/search. Messages are AI SDK UI
 // messages ({id, role, parts}) or plain {role, content}.
 type searchRequest struct {
-	ID       string          `json:"id"`
-	Group    string          `json:"group"`
-	Mode     string          `json:"mode"` // alias of group
-	Messages []inMessage     `json:"messages"`
-	Spaces   []string        `json:"spaces"`
-	Timezone string          `json:"timezone"`
-	Trigger  string          `json:"trigger"`
-	Extra    json.RawMessage `json:"-"`
+	ID       string      `json:"id"`
+	Group    string      `json:"group"`
+	Mode     string      `json:"mode"` // alias of group
+	Messages []inMessage `json:"messages"`
+	Spaces   []string    `json:"spaces"`
+	// WebSearch turns the docs mode's web search on or off.
+	WebSearch *bool           `json:"webSearch"`
+	Timezone  string          `json:"timezone"`
+	Trigger   string          `json:"trigger"`
+	Extra     json.RawMessage `json:"-"`
 }
 
 type inMessage struct {
@@ -98,27 +99,23 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 			`"group" is required: one of `+strings.Join(s.opt.Service.Modes().IDs(), ", "))
 		return
 	}
-	if len(req.Spaces) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "spaces_unsupported",
-			"document spaces are not available in this version")
+	spaceIDs, ok := s.resolveSpaces(w, r, modeID, req.Spaces) // spaces.go
+	if !ok {
 		return
 	}
 	prep, err := s.opt.Service.Prepare(r.Context(), run.Request{
 		UserID: store.LocalUserID, ChatID: req.ID, Mode: modeID,
 		Messages: toLLM(req.Messages), Timezone: req.Timezone, Persist: true,
+		Spaces: spaceIDs, WebSearch: req.WebSearch,
 	})
 	if err != nil {
 		s.runError(w, err, "unknown_mode")
 		return
 	}
-	event.SetUIStreamHeaders(w.Header())
+	s.opt.Service.Start(prep)
 	w.Header().Set("X-Chat-ID", prep.ChatID)
 	w.Header().Set("X-Run-ID", prep.RunID)
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	stream := event.NewUIStream(w, func() { _ = rc.Flush() })
-	// The run belongs to this request: when the client goes away the
-	// request context ends and the run stops.
-	s.opt.Service.Execute(r.Context(), prep, event.SinkFunc(func(e event.Event) { _ = stream.Emit(e) }))
-	_ = stream.Close()
+	// The run is detached: if the client goes away it goes on, and
+	// GET /api/chats/{id}/stream picks it up again.
+	s.streamUI(w, r, prep.RunID, prep.StartSeq(), 0)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova/internal/run"
+	"github.com/sova-ai/sova/internal/spaces"
 	"github.com/sova-ai/sova/internal/store"
 )
 
@@ -23,6 +24,10 @@ type Options struct {
 	Logger       *slog.Logger
 	MaxBodyBytes int64
 	Version      string
+	// Spaces serves /api/spaces (spaces.go); nil leaves them out.
+	Spaces         *spaces.Service
+	MaxUploadBytes int64 // SOVA_SPACES_MAX_UPLOAD_BYTES: one upload request
+	MaxFileBytes   int64 // SOVA_SPACES_MAX_FILE_BYTES: one uploaded file
 }
 
 // Server serves the API.
@@ -51,11 +56,22 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/chats", s.listChats)
 	s.mux.HandleFunc("GET /api/chats/{id}", s.getChat)
 	s.mux.HandleFunc("DELETE /api/chats/{id}", s.deleteChat)
+	s.mux.HandleFunc("GET /api/chats/{id}/stream", s.chatStream)
+	s.mux.HandleFunc("GET /api/runs/{id}", s.getRun)
+	s.mux.HandleFunc("GET /api/runs/{id}/stream", s.runStream)
+	s.mux.HandleFunc("POST /api/runs/{id}/cancel", s.cancelRun)
+	s.mux.HandleFunc("POST /api/runs/{id}/restart", s.restartRun)
+	s.mux.HandleFunc("GET /api/runs/{id}/files", s.listRunFiles)
+	s.mux.HandleFunc("GET /api/runs/{id}/files.zip", s.exportRunFiles)
+	s.mux.HandleFunc("GET /api/runs/{id}/files/{path...}", s.getRunFile)
+	s.mux.HandleFunc("GET /api/runs/{id}/report.md", s.runReportMarkdown)
+	s.mux.HandleFunc("GET /api/runs/{id}/report.pdf", s.runReportPDF)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
-	})
+	s.mux.HandleFunc("GET /agents", s.listAgents)
+	s.mux.HandleFunc("GET /agents/{id}/state", s.getAgentState)
+	s.spaceRoutes()
+	s.mux.Handle("/", s.ui()) // the browser UI; JSON 404 for unknown /api/ and /v1/ paths
 }
 
 // ServeHTTP implements http.Handler: panics become 500s and every request

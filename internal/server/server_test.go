@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -241,9 +242,11 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestClientGoneStopsRunAndKeepsWhatStreamed(t *testing.T) {
+// A run outlives its request: the client leaves, the run finishes anyway,
+// and the stream resumes from the last event the client saw.
+func TestClientGoneRunGoesOnAndStreamResumes(t *testing.T) {
 	e := newEnv(t, nil)
-	e.site.Delay = 10 * time.Second // reading pages hangs
+	e.site.SetDelay(300 * time.Millisecond) // reading pages takes a while
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.srv.URL+"/api/search",
 		strings.NewReader(`{"id":"gone","group":"search","messages":[{"role":"user","content":"economy in the 1930s"}]}`))
@@ -251,27 +254,126 @@ func TestClientGoneStopsRunAndKeepsWhatStreamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Wait until pages are being read, then hang up.
+	// Read until pages are being read, remembering the last event id, then hang up.
+	var lastID string
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
+		if id, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
+			lastID = id
+		}
 		if strings.Contains(sc.Text(), `"state":"reading"`) {
 			break
 		}
 	}
 	cancel()
 	resp.Body.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		msgs, _ := e.app.Store.ListMessages(context.Background(), store.LocalUserID, "gone")
-		if len(msgs) == 2 {
-			if msgs[1].FinishReason != "cancelled" {
-				t.Errorf("assistant message finish reason %q, want cancelled", msgs[1].FinishReason)
-			}
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+	if lastID == "" {
+		t.Fatal("stream frames carry no SSE id")
 	}
-	t.Fatal("cancelled run left no assistant message")
+
+	// Resume: only later events arrive, ending with finish and [DONE].
+	req, _ = http.NewRequest(http.MethodGet, e.srv.URL+"/api/chats/gone/stream", nil)
+	req.Header.Set("Last-Event-ID", lastID)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	text := string(body)
+	if !strings.Contains(text, `"type":"finish"`) || !strings.HasSuffix(strings.TrimSpace(text), "data: [DONE]") {
+		t.Fatalf("resumed stream did not finish:\n%s", text)
+	}
+	if strings.Contains(text, `"type":"start"`) {
+		t.Errorf("resumed stream repeated events the client had")
+	}
+	first, _ := strconv.Atoi(strings.TrimPrefix(strings.SplitN(text, "\n", 2)[0], "id: "))
+	last, _ := strconv.Atoi(lastID)
+	if first != last+1 {
+		t.Errorf("resumed at id %d, want %d", first, last+1)
+	}
+
+	// The answer was stored although the first client left.
+	msgs, _ := e.app.Store.ListMessages(context.Background(), store.LocalUserID, "gone")
+	if len(msgs) != 2 || msgs[1].FinishReason != "stop" || len(msgs[1].Sources) == 0 {
+		t.Fatalf("messages after the client left: %+v", msgs)
+	}
+
+	// A finished run replays its whole message; a chat without runs is 204.
+	r, _ := http.Get(e.srv.URL + "/api/chats/gone/stream")
+	all := frames(t, r.Body)
+	r.Body.Close()
+	if all[0]["type"] != "start" || all[len(all)-1]["type"] != "finish" {
+		t.Errorf("replay: first %v last %v", all[0], all[len(all)-1])
+	}
+	_ = e.app.Store.CreateChat(context.Background(), &store.Chat{ID: "empty", UserID: store.LocalUserID})
+	r, _ = http.Get(e.srv.URL + "/api/chats/empty/stream")
+	if r.StatusCode != http.StatusNoContent {
+		t.Errorf("chat without runs: %d", r.StatusCode)
+	}
+}
+
+func TestRunEndpoints(t *testing.T) {
+	e := newEnv(t, nil)
+	e.site.SetDelay(5 * time.Second)
+	resp := e.post(t, "/api/search", `{"id":"c","group":"search","messages":[{"role":"user","content":"economy in the 1930s"}]}`)
+	runID := resp.Header.Get("X-Run-ID")
+	// While it runs, GET /api/runs/{id} answers at once with its state.
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() && !strings.Contains(sc.Text(), `"state":"reading"`) {
+	}
+	r, _ := http.Get(e.srv.URL + "/api/runs/" + runID)
+	var view struct {
+		Run   store.Run
+		Stage *struct{ Stage string }
+	}
+	_ = json.NewDecoder(r.Body).Decode(&view)
+	r.Body.Close()
+	if view.Run.State != store.RunRunning || view.Stage == nil || view.Stage.Stage != "read" {
+		t.Errorf("running view: %+v", view)
+	}
+	// Cancel: the stream ends, the run is cancelled.
+	r, _ = http.Post(e.srv.URL+"/api/runs/"+runID+"/cancel", "", nil)
+	if r.StatusCode != http.StatusAccepted {
+		t.Fatalf("cancel: %d", r.StatusCode)
+	}
+	rest, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(rest), `"type":"abort"`) {
+		t.Errorf("cancelled stream: %s", rest)
+	}
+	got, _ := e.app.Store.GetRun(context.Background(), store.LocalUserID, runID)
+	if got.State != store.RunCancelled {
+		t.Errorf("state after cancel: %s", got.State)
+	}
+	// No report for a search run; restart a cancelled run.
+	r, _ = http.Get(e.srv.URL + "/api/runs/" + runID + "/report.md")
+	if r.StatusCode != http.StatusConflict {
+		t.Errorf("report of a cancelled run: %d", r.StatusCode)
+	}
+	e.site.SetDelay(0)
+	r, _ = http.Post(e.srv.URL+"/api/runs/"+runID+"/restart", "", nil)
+	var restarted struct{ RunID, ChatID, StreamURL string }
+	_ = json.NewDecoder(r.Body).Decode(&restarted)
+	r.Body.Close()
+	if r.StatusCode != http.StatusAccepted || restarted.RunID == runID || restarted.ChatID != "c" {
+		t.Fatalf("restart: %d %+v", r.StatusCode, restarted)
+	}
+	r, _ = http.Get(e.srv.URL + restarted.StreamURL)
+	fr := frames(t, r.Body)
+	r.Body.Close()
+	if fr[len(fr)-1]["finishReason"] != "stop" {
+		t.Errorf("restarted run did not finish: %v", fr[len(fr)-1])
+	}
+	// Unknown runs are 404; a completed run can't be restarted.
+	r, _ = http.Get(e.srv.URL + "/api/runs/nope")
+	if r.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown run: %d", r.StatusCode)
+	}
+	r, _ = http.Post(e.srv.URL+"/api/runs/"+restarted.RunID+"/restart", "", nil)
+	if r.StatusCode != http.StatusConflict {
+		t.Errorf("restart of a completed run: %d", r.StatusCode)
+	}
 }
 
 func TestModelsAndHealth(t *testing.T) {
@@ -289,8 +391,9 @@ func TestModelsAndHealth(t *testing.T) {
 	for _, m := range page.Data {
 		ids = append(ids, m.ID)
 	}
-	if strings.Join(ids, ",") != "chat,search,deep_search" {
-		t.Errorf("models = %v", ids)
+	// Every mode is a model, in registration order.
+	if got, want := strings.Join(ids, ","), strings.Join(e.app.Service.Modes().IDs(), ","); got != want || !strings.HasPrefix(got, "chat,search,deep_search,") || !strings.Contains(got, ",sgr_agent") {
+		t.Errorf("models = %v, want %s", ids, want)
 	}
 }
 

@@ -42,10 +42,13 @@ func DefaultArticles() []Article {
 // sidebar and footer, so extraction has boilerplate to remove.
 type Site struct {
 	*httptest.Server
-	hits sync.Map // path → *atomic.Int64
-	// Delay, when set, is waited before each page is served.
-	Delay time.Duration
+	hits  sync.Map     // path → *atomic.Int64
+	delay atomic.Int64 // nanoseconds waited before each page is served
 }
+
+// SetDelay makes every page wait d before it is served; safe while
+// pages are being served.
+func (s *Site) SetDelay(d time.Duration) { s.delay.Store(int64(d)) }
 
 // NewSite starts the site.
 func NewSite(t testing.TB, articles []Article) *Site {
@@ -57,9 +60,9 @@ func NewSite(t testing.TB, articles []Article) *Site {
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n, _ := s.hits.LoadOrStore(r.URL.Path, new(atomic.Int64))
 		n.(*atomic.Int64).Add(1)
-		if s.Delay > 0 {
+		if d := time.Duration(s.delay.Load()); d > 0 {
 			select {
-			case <-time.After(s.Delay):
+			case <-time.After(d):
 			case <-r.Context().Done():
 				return
 			}
@@ -113,9 +116,11 @@ type SearXNG struct {
 	Fail atomic.Int32
 	// Extra results appended to every answer (e.g. a blocked domain).
 	Extra []map[string]any
-	// Delay, when set, is waited before each answer.
-	Delay time.Duration
+	delay atomic.Int64 // nanoseconds waited before each answer
 }
+
+// SetDelay makes every search answer wait d; safe while searches run.
+func (s *SearXNG) SetDelay(d time.Duration) { s.delay.Store(int64(d)) }
 
 // NewSearXNG starts a fake SearXNG whose results link to site.
 func NewSearXNG(t testing.TB, site *Site, articles []Article) *SearXNG {
@@ -125,8 +130,12 @@ func NewSearXNG(t testing.TB, site *Site, articles []Article) *SearXNG {
 			http.NotFound(w, r)
 			return
 		}
-		if s.Delay > 0 {
-			time.Sleep(s.Delay)
+		if d := time.Duration(s.delay.Load()); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-r.Context().Done():
+				return
+			}
 		}
 		if st := s.Fail.Load(); st != 0 {
 			http.Error(w, "Forbidden", int(st))
@@ -206,6 +215,9 @@ func (m *Model) Respond(r *llmtest.Request) llmtest.Reply {
 }
 
 func (m *Model) respond(r *llmtest.Request) llmtest.Reply {
+	if reply, ok := m.research(r); ok {
+		return reply
+	}
 	usage := llmtest.Tokens(100, 20)
 	sys := r.System()
 	switch {
@@ -268,5 +280,9 @@ func Env(model *Model, sx *SearXNG, dataDir string) map[string]string {
 		"SOVA_DATA_DIR":          dataDir,
 		"SOVA_FETCH_ALLOW_HOSTS": "127.0.0.1",
 		"SOVA_LLM_MAX_RETRIES":   "2",
+		// Every run reaches the fakes, as tests of timing and counts
+		// expect; tests of the web cache turn it on.
+		"SOVA_SEARCH_CACHE_TTL": "0",
+		"SOVA_PAGE_CACHE_TTL":   "0",
 	}
 }

@@ -23,7 +23,9 @@ func migrate(ctx context.Context, dialect goose.Dialect, db *sql.DB, dir string,
 	if err != nil {
 		return err
 	}
-	opts = append([]goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}, opts...)
+	// Out-of-order application lets features that add tables land in any
+	// order; every migration here is independent of the later ones.
+	opts = append([]goose.ProviderOption{goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true)}, opts...)
 	p, err := goose.NewProvider(dialect, db, fsys, opts...)
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)

@@ -80,6 +80,11 @@ type Message struct {
 // Store keeps chats and messages. Implementations are safe for concurrent
 // use. Timestamps are kept with millisecond precision and returned in UTC.
 type Store interface {
+	SpaceStore // document spaces (spaces.go)
+	RunStore   // runs, their event logs and workspace files (runs.go)
+	AgentStore // schema-guided reasoning agents (agents.go)
+	CacheStore // web search and page cache (cache.go)
+
 	// CreateChat saves a new chat owned by c.UserID. An empty ID is replaced
 	// by a generated one; zero CreatedAt/UpdatedAt default to now. The
 	// stored values are written back into c. A taken ID is ErrConflict.

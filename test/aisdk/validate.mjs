@@ -309,6 +309,9 @@ async function main() {
     sourceUrls: parts.filter((p) => p.type === 'source-url').length,
     dataTypes: [...stats.dataTypes].sort(),
     dataParts: parts.filter((p) => p.type.startsWith('data-')).length,
+    tools: parts
+      .filter((p) => p.type.startsWith('tool-') || p.type === 'dynamic-tool')
+      .map((p) => ({ type: p.type, state: p.state, toolCallId: p.toolCallId })),
     finish: stats.finish,
     finishReason: stats.finishReason,
     metadata: message?.metadata,

@@ -179,6 +179,8 @@ type Server struct {
 	requests []*Request
 	models   []string
 	seq      int
+
+	emb embeddings // /v1/embeddings (embeddings.go)
 }
 
 // New starts a server that is closed when the test ends.
@@ -258,6 +260,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.chat(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		s.listModels(w)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/embeddings":
+		s.embed(w, r)
 	default:
 		writeError(w, http.StatusNotFound, ErrorJSON("invalid_request_error", "unknown_url",
 			fmt.Sprintf("Unknown request URL: %s %s. Please check the URL for typos.", r.Method, r.URL.Path)), "")

@@ -216,10 +216,21 @@ func TestErrorsAndRoutes(t *testing.T) {
 		t.Errorf("429: %d %v %s", res.StatusCode, res.Header, body)
 	}
 
-	res = post(t, srv.URL()+"/embeddings", `{}`)
+	res = post(t, srv.URL()+"/audio/speech", `{}`)
 	body, _ = io.ReadAll(res.Body)
 	if res.StatusCode != 404 || !strings.Contains(string(body), `"code":"unknown_url"`) {
 		t.Errorf("unknown path: %d %s", res.StatusCode, body)
+	}
+
+	res = post(t, srv.URL()+"/embeddings", `{"model":"e","input":[1,2,3]}`)
+	body, _ = io.ReadAll(res.Body)
+	if res.StatusCode != 400 || !strings.Contains(string(body), `"type":"invalid_request_error"`) {
+		t.Errorf("embeddings of tokens: %d %s", res.StatusCode, body)
+	}
+	res = post(t, srv.URL()+"/embeddings", `{"model":"e","input":"one string"}`)
+	body, _ = io.ReadAll(res.Body)
+	if res.StatusCode != 200 || !strings.Contains(string(body), `"object":"embedding"`) || !strings.Contains(string(body), `"prompt_tokens":2`) {
+		t.Errorf("embeddings of a string: %d %s", res.StatusCode, body)
 	}
 
 	res = post(t, srv.URL()+"/chat/completions", `{not json`)

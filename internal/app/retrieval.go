@@ -1,0 +1,186 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sova-ai/sova/internal/config"
+	"github.com/sova-ai/sova/internal/fetch"
+	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/rank"
+	"github.com/sova-ai/sova/internal/search"
+	"github.com/sova-ai/sova/internal/store"
+	"github.com/sova-ai/sova/internal/webcache"
+)
+
+// ProviderNames are the values SOVA_SEARCH_PROVIDER and
+// SOVA_SEARCH_FALLBACK accept.
+var ProviderNames = []string{"auto", "searxng", "tavily", "exa", "brave", "keyless", "duckduckgo", "wikipedia"}
+
+// Providers builds the search provider chain: SOVA_SEARCH_PROVIDER first,
+// then each of SOVA_SEARCH_FALLBACK. "auto" (the default) stands for every
+// provider that is configured — searxng when SOVA_SEARXNG_URL is set,
+// tavily, exa and brave when their keys are — followed by "keyless"
+// (DuckDuckGo with Wikipedia), which needs nothing, so a fresh install
+// gets web results at once. Each provider is held to its limits
+// (search.DefaultLimits, overridden by SOVA_SEARCH_LIMITS), shared by all
+// runs of the server.
+func Providers(cfg *config.Config) (*search.Chain, error) {
+	limits, err := searchLimits(cfg.SearchLimits)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, name := range append([]string{cfg.SearchProvider}, cfg.SearchFallback...) {
+		if name == "auto" {
+			names = append(names, autoProviders(cfg)...)
+			continue
+		}
+		names = append(names, name)
+	}
+	client := &http.Client{Timeout: cfg.SearchTimeout + 5*time.Second}
+	opts := []search.Option{search.WithTimeout(cfg.SearchTimeout)}
+	throttled := func(p search.Provider) search.Provider { return search.Throttle(p, limits[p.Name()]) }
+	var ps []search.Provider
+	seen := map[string]bool{}
+	for _, name := range names {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		switch name {
+		case "searxng":
+			if cfg.SearXNGURL == "" {
+				return nil, errors.New("the searxng search provider needs SOVA_SEARXNG_URL (for example http://127.0.0.1:8888); or leave SOVA_SEARCH_PROVIDER at auto to search without an account")
+			}
+			ps = append(ps, throttled(search.NewSearXNG(cfg.SearXNGURL, client, opts...)))
+		case "tavily":
+			if cfg.TavilyAPIKey == "" {
+				return nil, errors.New("the tavily search provider needs TAVILY_API_KEY")
+			}
+			ps = append(ps, throttled(search.NewTavily(cfg.TavilyAPIKey, cfg.TavilyURL, client, opts...)))
+		case "exa":
+			if cfg.ExaAPIKey == "" {
+				return nil, errors.New("the exa search provider needs EXA_API_KEY")
+			}
+			ps = append(ps, throttled(search.NewExa(cfg.ExaAPIKey, cfg.ExaURL, client, opts...)))
+		case "brave":
+			if cfg.BraveAPIKey == "" {
+				return nil, errors.New("the brave search provider needs BRAVE_API_KEY")
+			}
+			ps = append(ps, throttled(search.NewBrave(cfg.BraveAPIKey, cfg.BraveURL, client, opts...)))
+		case "keyless":
+			ps = append(ps, search.NewKeyless(
+				throttled(search.NewDuckDuckGo(cfg.DuckDuckGoURL, client, opts...)),
+				throttled(search.NewWikipedia(cfg.WikipediaURL, client, opts...))))
+		case "duckduckgo":
+			ps = append(ps, throttled(search.NewDuckDuckGo(cfg.DuckDuckGoURL, client, opts...)))
+		case "wikipedia":
+			ps = append(ps, throttled(search.NewWikipedia(cfg.WikipediaURL, client, opts...)))
+		default:
+			return nil, fmt.Errorf("unknown search provider %q in SOVA_SEARCH_PROVIDER/SOVA_SEARCH_FALLBACK; available: %s",
+				name, strings.Join(ProviderNames, ", "))
+		}
+	}
+	return search.NewChain(ps...), nil
+}
+
+// autoProviders lists the configured providers, then keyless.
+func autoProviders(cfg *config.Config) []string {
+	var out []string
+	if cfg.SearXNGURL != "" {
+		out = append(out, "searxng")
+	}
+	if cfg.TavilyAPIKey != "" {
+		out = append(out, "tavily")
+	}
+	if cfg.ExaAPIKey != "" {
+		out = append(out, "exa")
+	}
+	if cfg.BraveAPIKey != "" {
+		out = append(out, "brave")
+	}
+	return append(out, "keyless")
+}
+
+// searchLimits merges SOVA_SEARCH_LIMITS over the default limits.
+func searchLimits(overrides map[string]string) (map[string]search.Limits, error) {
+	out := make(map[string]search.Limits, len(search.DefaultLimits))
+	for k, v := range search.DefaultLimits {
+		out[k] = v
+	}
+	keys := make([]string, 0, len(overrides))
+	for k := range overrides {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var errs []error
+	for _, name := range keys {
+		if !slices.Contains(ProviderNames, name) || name == "auto" || name == "keyless" {
+			errs = append(errs, fmt.Errorf("SOVA_SEARCH_LIMITS: unknown provider %q (limits apply to searxng, tavily, exa, brave, duckduckgo, wikipedia)", name))
+			continue
+		}
+		l, err := search.ParseLimits(overrides[name])
+		if err != nil {
+			errs = append(errs, fmt.Errorf("SOVA_SEARCH_LIMITS: %s: %w", name, err))
+			continue
+		}
+		out[name] = l
+	}
+	return out, errors.Join(errs...)
+}
+
+// retrieval is what the search modes read and rank with.
+type retrieval struct {
+	reader   fetch.Reader  // cache → fetcher → external reader fallback
+	reranker mode.Reranker // nil: BM25
+	cache    *webcache.Cache
+	embed    *llm.Client // SOVA_EMBED_MODEL; nil when unset
+}
+
+// newRetrieval builds the page reader chain, the web cache over the store
+// and, with SOVA_EMBED_MODEL set, the hybrid reranker.
+func newRetrieval(ctx context.Context, cfg *config.Config, chain *search.Chain, fetcher *fetch.Fetcher,
+	st store.CacheStore, logger *slog.Logger) (*retrieval, error) {
+	r := &retrieval{}
+	var reader fetch.Reader = fetcher
+	if cfg.ReaderFallback != "" {
+		ext, err := fetch.NewExternalReader(fetch.ExternalConfig{
+			Service: cfg.ReaderFallback, BaseURL: cfg.ReaderURL, APIKey: cfg.ReaderAPIKey,
+			Timeout: cfg.ReaderTimeout, MaxBytes: cfg.FetchMaxBytes, MaxChars: cfg.ContentMaxChars,
+			CheckURL: fetcher.CheckURL,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("SOVA_READER_FALLBACK: %w", err)
+		}
+		reader = &fetch.Fallback{Primary: fetcher, Next: ext, MinChars: cfg.ReaderMinChars}
+	}
+	r.cache = webcache.New(st, webcache.Options{SearchTTL: cfg.SearchCacheTTL, PageTTL: cfg.PageCacheTTL, Logger: logger})
+	if n, err := r.cache.Purge(ctx); err != nil {
+		logger.Warn("purging the web cache failed", "err", err)
+	} else if n > 0 {
+		logger.Debug("web cache purged", "expired", n)
+	}
+	chain.Cache = r.cache
+	r.reader = r.cache.Reader(reader)
+
+	if cfg.EmbedModel != "" {
+		embed, err := EmbeddingClient(cfg, logger) // spaces.go
+		if err != nil {
+			return nil, err
+		}
+		r.embed = embed
+		r.reranker = rank.NewHybrid(embed, rank.HybridConfig{
+			Threshold: cfg.EmbedThreshold, Candidates: cfg.EmbedTopK, Weight: cfg.EmbedWeight,
+		})
+	}
+	return r, nil
+}

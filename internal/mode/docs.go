@@ -1,0 +1,628 @@
+package mode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/sova-ai/sova/internal/agent"
+	"github.com/sova-ai/sova/internal/cite"
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/lang"
+	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/search"
+	"github.com/sova-ai/sova/internal/store"
+)
+
+// DocsConfig tunes the docs mode (seed 003).
+type DocsConfig struct {
+	MaxDocQueries int     // SOVA_DOCS_MAX_DOC_QUERIES: search_documents calls per run
+	MaxWebQueries int     // SOVA_DOCS_MAX_WEB_QUERIES: web_search calls per run
+	WebSearch     bool    // SOVA_DOCS_WEB_SEARCH: web_search offered unless the request says otherwise
+	DocResults    int     // SOVA_DOCS_RESULTS: passages per search_documents call
+	WebResults    int     // results per web_search call
+	MaxSteps      int     // SOVA_DOCS_MAX_STEPS (10)
+	Temperature   float64 // SOVA_DOCS_TEMPERATURE (0.6)
+	MaxTokens     int
+	HistoryLimit  int
+	UserName      string // SOVA_USER_NAME: how the person is addressed
+	BlockList     search.BlockList
+}
+
+// Docs is the search agent over a person's document spaces, optionally
+// with web search (seed 003): the model searches with tools, step after
+// step, and writes a cited answer that streams as it is written. Sources
+// are parsed from the tool results.
+type Docs struct {
+	cfg    DocsConfig
+	model  *llm.Client
+	repair *llm.Client // fixes malformed tool calls
+	docs   DocumentSearcher
+	web    search.Provider // nil: no web search
+}
+
+// NewDocs returns the docs mode. web may be nil.
+func NewDocs(cfg DocsConfig, model, repair *llm.Client, docs DocumentSearcher, web search.Provider) *Docs {
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = agent.DefaultMaxSteps
+	}
+	cfg.DocResults = max(cfg.DocResults, 1)
+	cfg.WebResults = max(cfg.WebResults, 1)
+	return &Docs{cfg: cfg, model: model, repair: repair, docs: docs, web: web}
+}
+
+// ID implements Mode.
+func (d *Docs) ID() string { return "docs" }
+
+// Description implements Mode.
+func (d *Docs) Description() string {
+	return "Research over your own documents: an agent searches your document spaces (and the web when enabled) and answers with citations of the passages."
+}
+
+// SearchesDocuments implements DocumentAware.
+func (d *Docs) SearchesDocuments() bool { return true }
+
+// docsSteps is what the stored message keeps of a run: every step with its
+// tool calls and results, and the sources parsed from the results.
+type docsSteps struct {
+	Steps        []agent.Step    `json:"steps"`
+	ToolCalls    []agent.Call    `json:"toolCalls"`
+	ToolResults  []agent.Result  `json:"toolResults"`
+	Sources      []ParsedSource  `json:"sources"`
+	FinishReason string          `json:"finishReason,omitempty"`
+	Usage        llm.Usage       `json:"usage"`
+	Spaces       []docsSpaceInfo `json:"spaces"`
+	WebSearch    bool            `json:"webSearch"`
+}
+
+type docsSpaceInfo struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Files int    `json:"files"`
+}
+
+// Run implements Mode.
+func (d *Docs) Run(ctx context.Context, in Input, sink event.Sink) (*Result, error) {
+	language := lang.Detect(in.Question)
+	spaces, err := d.spaces(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	web := d.web != nil && d.cfg.WebSearch
+	if in.WebSearch != nil {
+		web = d.web != nil && *in.WebSearch
+	}
+	if len(spaces) == 0 && !web {
+		return nil, errors.New("there are no document spaces to search: create one and add files (`sova spaces add NAME DIR`, or POST /api/spaces), or enable web search")
+	}
+
+	// Sources are numbered across all tool calls of the run, as they are
+	// found; the answer's citations are checked against them while it
+	// streams.
+	reg := &sourceRegistry{}
+	reg.filter = cite.NewFilter(nil, func(src event.Source) {
+		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
+	})
+	ids := make([]string, len(spaces))
+	for i, s := range spaces {
+		ids[i] = s.ID
+	}
+	tools := []agent.Tool{&searchDocumentsTool{
+		docs: d.docs, userID: in.UserID, spaces: spaces, ids: ids,
+		limit: d.cfg.DocResults, budget: newBudget(d.cfg.MaxDocQueries), reg: reg,
+	}}
+	if web {
+		tools = append(tools, &webSearchTool{
+			provider: d.web, limit: d.cfg.WebResults, language: language.Code, block: d.cfg.BlockList,
+			budget: newBudget(d.cfg.MaxWebQueries), reg: reg,
+		})
+	}
+
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: d.systemPrompt(language, web)}}
+	msgs = append(msgs, lastMessages(in.History, d.cfg.HistoryLimit)...)
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: d.userPrompt(in, spaces)})
+
+	status(sink, "agent", "Searching your documents", "")
+	var text strings.Builder
+	temp := d.cfg.Temperature
+	out, runErr := agent.Run(ctx, agent.Config{
+		Model: d.model, Repair: d.repair, Tools: tools, MaxSteps: d.cfg.MaxSteps,
+		Temperature: &temp, MaxTokens: d.cfg.MaxTokens,
+		OnText: func(delta string) {
+			if s := reg.write(delta); s != "" {
+				text.WriteString(s)
+				sink.Emit(textDelta(s))
+			}
+		},
+		OnToolCall: func(c agent.Call) {
+			sink.Emit(event.Event{Type: event.TypeToolCall, Time: time.Now(), ToolCall: &event.ToolCall{
+				ID: eventToolID(c.Step, c.ID), Name: c.Name, Input: c.Args, Title: toolTitle(c),
+			}})
+		},
+		OnToolResult: func(r agent.Result) {
+			sink.Emit(event.Event{Type: event.TypeToolResult, Time: time.Now(), ToolResult: &event.ToolResult{
+				ID: eventToolID(r.Step, r.CallID), Name: r.Name, Text: resultSummary(r), Output: jsonOrNil(r.Output), Error: r.Error,
+			}})
+		},
+	}, msgs)
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("docs agent: %w", runErr)
+	}
+	if s := reg.flush(); s != "" {
+		text.WriteString(s)
+		sink.Emit(textDelta(s))
+	}
+
+	// Everything the tools returned is parsed for sources; a result that
+	// cannot be parsed is skipped, never fatal (seed 003).
+	outputs := make([]string, 0, len(out.Results()))
+	for _, r := range out.Results() {
+		outputs = append(outputs, r.Output)
+	}
+	record := docsSteps{
+		Steps: out.Steps, ToolCalls: out.Calls(), ToolResults: out.Results(),
+		Sources: ParseSources(outputs), FinishReason: out.FinishReason, Usage: out.Usage, WebSearch: web,
+	}
+	for _, s := range spaces {
+		record.Spaces = append(record.Spaces, docsSpaceInfo{ID: s.ID, Name: s.Name, Files: s.DocumentCount})
+	}
+	stepsJSON, err := json.Marshal(record)
+	if err != nil {
+		stepsJSON = nil // never fails for these types; the answer matters more
+	}
+	return &Result{
+		Text:         text.String(),
+		Sources:      reg.cited(),
+		Model:        out.Model,
+		FinishReason: finishReason(out.FinishReason),
+		Reasoning:    workingNotes(out.Steps),
+		Steps:        stepsJSON,
+	}, nil
+}
+
+// spaces returns the spaces the run searches: those the request names,
+// or all of the user's.
+func (d *Docs) spaces(ctx context.Context, in Input) ([]store.Space, error) {
+	if d.docs == nil {
+		return nil, nil
+	}
+	all, err := d.docs.Spaces(ctx, in.UserID)
+	if err != nil {
+		return nil, fmt.Errorf("listing document spaces: %w", err)
+	}
+	if len(in.Spaces) == 0 {
+		return all, nil
+	}
+	byID := make(map[string]store.Space, len(all))
+	for _, s := range all {
+		byID[s.ID] = s
+	}
+	var out []store.Space
+	for _, id := range in.Spaces {
+		s, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("no document space %q", id)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (d *Docs) systemPrompt(language lang.Language, web bool) string {
+	var b strings.Builder
+	b.WriteString("You are Sova, a research assistant that answers questions from the person's own documents")
+	if web {
+		b.WriteString(" and, where they fall short, from the web")
+	}
+	b.WriteString(".\n\nSearch strategy:\n")
+	fmt.Fprintf(&b, "- Start with search_documents: the documents are the primary source. Use the key terms, names and numbers of the question. You have %d document searches.\n", d.cfg.MaxDocQueries)
+	b.WriteString("- If the passages are thin, search again with other wording: synonyms, a narrower or broader term, the other language of the documents (Russian or English), a name instead of a description. Do not repeat a search.\n")
+	b.WriteString("- Several searches may run in one step when the question has several parts.\n")
+	if web {
+		fmt.Fprintf(&b, "- Use web_search only for what the documents do not cover, or for recent events. You have %d web searches.\n", d.cfg.MaxWebQueries)
+	}
+	b.WriteString("- Stop searching as soon as you can answer.\n\n")
+	b.WriteString("Citations:\n")
+	b.WriteString("- Every search result has a number n. Cite each factual sentence with the numbers of its sources in square brackets right after the claim, like [1] or [2][5].\n")
+	b.WriteString("- Cite only numbers you were given. Do not write a list of sources at the end; it is added for you.\n")
+	b.WriteString("- Say which document a fact comes from when it helps (\"the 2023 report says…\").\n")
+	b.WriteString("- If the documents do not contain the answer, say so plainly; never invent facts or citations.\n\n")
+	fmt.Fprintf(&b, "Answer in %s (the language of the question), in Markdown, complete but without padding.", language.Name)
+	return b.String()
+}
+
+func (d *Docs) userPrompt(in Input, spaces []store.Space) string {
+	var b strings.Builder
+	b.WriteString("About me:\n")
+	if name := strings.TrimSpace(d.cfg.UserName); name != "" {
+		fmt.Fprintf(&b, "- Name: %s\n", name)
+	}
+	tz := in.Timezone
+	if tz == "" {
+		tz = "not given"
+	}
+	fmt.Fprintf(&b, "- Time zone: %s\n- Current date: %s\n\n", tz, dateIn(in.Now, in.Timezone))
+	if len(spaces) == 0 {
+		b.WriteString("I have no document spaces yet.\n\n")
+	} else {
+		b.WriteString("My document spaces (search_documents searches all of these unless you name some):\n")
+		for _, s := range spaces {
+			fmt.Fprintf(&b, "- %q: %d files", s.Name, s.DocumentCount)
+			if s.Description != "" {
+				fmt.Fprintf(&b, " — %s", s.Description)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Question: %s", in.Question)
+	return b.String()
+}
+
+// workingNotes is what the model wrote in the steps that called tools:
+// its reasoning on the way to the answer.
+func workingNotes(steps []agent.Step) string {
+	var notes []string
+	for _, s := range steps {
+		if len(s.Calls) > 0 && strings.TrimSpace(s.Text) != "" {
+			notes = append(notes, strings.TrimSpace(s.Text))
+		}
+	}
+	return strings.Join(notes, "\n\n")
+}
+
+// eventToolID makes tool call IDs unique within a run: some servers
+// number calls per response (call_0, call_1, …).
+func eventToolID(step int, id string) string {
+	return fmt.Sprintf("s%d-%s", step, id)
+}
+
+func toolTitle(c agent.Call) string {
+	var a struct {
+		Query string `json:"query"`
+	}
+	_ = json.Unmarshal(c.Args, &a)
+	switch c.Name {
+	case searchDocumentsName:
+		return "Searching the documents for “" + a.Query + "”"
+	case webSearchName:
+		return "Searching the web for “" + a.Query + "”"
+	}
+	return c.Name
+}
+
+// resultSummary is a tool result for people: how much was found.
+func resultSummary(r agent.Result) string {
+	if r.Error != "" {
+		return "Failed: " + r.Error
+	}
+	var out toolOutput
+	if json.Unmarshal([]byte(r.Output), &out) != nil {
+		return ""
+	}
+	if out.Note != "" && len(out.Results) == 0 {
+		return out.Note
+	}
+	return fmt.Sprintf("%d results", len(out.Results))
+}
+
+func jsonOrNil(s string) json.RawMessage {
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	return nil
+}
+
+// sourceRegistry numbers the sources found by a run's tools and checks
+// the answer's citations against them. Tools of one step run in parallel;
+// the model writes only between steps, but the lock keeps that a property
+// of this type rather than of the loop.
+type sourceRegistry struct {
+	mu     sync.Mutex
+	byURL  map[string]int
+	filter *cite.Filter
+	n      int
+}
+
+// number returns the citation number of a source, adding it when new.
+func (r *sourceRegistry) number(src event.Source) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byURL == nil {
+		r.byURL = map[string]int{}
+	}
+	key := src.URL
+	if src.Kind == event.SourceWeb {
+		key = search.NormalizeURL(src.URL)
+	}
+	if n, ok := r.byURL[key]; ok {
+		return n
+	}
+	r.n++
+	r.byURL[key] = r.n
+	r.filter.Extend(src)
+	return r.n
+}
+
+func (r *sourceRegistry) write(delta string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.filter.Write(delta)
+}
+
+func (r *sourceRegistry) flush() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.filter.Flush()
+}
+
+func (r *sourceRegistry) cited() []event.Source {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.filter.Cited()
+}
+
+// budget counts a tool's calls against its limit.
+type budget struct {
+	mu        sync.Mutex
+	left, max int
+}
+
+func newBudget(n int) *budget { return &budget{left: max(n, 0), max: max(n, 0)} }
+
+func (b *budget) take() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.left == 0 {
+		return false
+	}
+	b.left--
+	return true
+}
+
+// toolOutput is what both search tools return: the shape seed 003's
+// source parser reads (results with title, content, source, query).
+type toolOutput struct {
+	Query   string       `json:"query"`
+	Results []toolResult `json:"results"`
+	Note    string       `json:"note,omitempty"`
+}
+
+type toolResult struct {
+	Number   int    `json:"number"`
+	Title    string `json:"title"`
+	Source   string `json:"source"`
+	Content  string `json:"content"`
+	Query    string `json:"query"`
+	Kind     string `json:"kind"`
+	Document string `json:"document,omitempty"`
+	Space    string `json:"space,omitempty"`
+	Position string `json:"position,omitempty"`
+}
+
+const (
+	searchDocumentsName = "search_documents"
+	webSearchName       = "web_search"
+)
+
+type queryArgs struct {
+	Query  string   `json:"query" jsonschema:"what to search for: key terms, names, numbers"`
+	Spaces []string `json:"spaces,omitempty" jsonschema:"names of the spaces to search; all when omitted"`
+}
+
+type webArgs struct {
+	Query string `json:"query" jsonschema:"a web search query"`
+}
+
+func schemaOf[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("schema of %T: %v", *new(T), err)) // static types: a bug, not a runtime condition
+	}
+	return s
+}
+
+// searchDocumentsTool searches the person's spaces.
+type searchDocumentsTool struct {
+	docs   DocumentSearcher
+	userID string
+	spaces []store.Space
+	ids    []string
+	limit  int
+	budget *budget
+	reg    *sourceRegistry
+}
+
+func (t *searchDocumentsTool) Name() string { return searchDocumentsName }
+
+func (t *searchDocumentsTool) Description() string {
+	return "Search the person's document spaces. Returns numbered passages with their document, position and text. Use precise terms; call again with other wording if needed."
+}
+
+func (t *searchDocumentsTool) Schema() *jsonschema.Schema { return schemaOf[queryArgs]() }
+
+func (t *searchDocumentsTool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
+	var a queryArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return "", err
+	}
+	a.Query = strings.TrimSpace(a.Query)
+	if a.Query == "" {
+		return "", errors.New("the query is empty")
+	}
+	if !t.budget.take() {
+		return marshalOutput(toolOutput{Query: a.Query, Results: []toolResult{},
+			Note: fmt.Sprintf("The limit of %d document searches is reached: answer with what you found.", t.budget.max)}), nil
+	}
+	ids := t.ids
+	if len(a.Spaces) > 0 {
+		ids = nil
+		for _, want := range a.Spaces {
+			for _, s := range t.spaces {
+				if strings.EqualFold(s.Name, want) || s.ID == want {
+					ids = append(ids, s.ID)
+				}
+			}
+		}
+		if len(ids) == 0 {
+			names := make([]string, len(t.spaces))
+			for i, s := range t.spaces {
+				names[i] = s.Name
+			}
+			return "", fmt.Errorf("no space named %s; the spaces are: %s", strings.Join(a.Spaces, ", "), strings.Join(names, ", "))
+		}
+	}
+	if len(ids) == 0 {
+		return marshalOutput(toolOutput{Query: a.Query, Results: []toolResult{}, Note: "There are no document spaces."}), nil
+	}
+	hits, err := t.docs.Search(ctx, t.userID, ids, a.Query, t.limit)
+	if err != nil {
+		return "", err
+	}
+	out := toolOutput{Query: a.Query, Results: make([]toolResult, 0, len(hits))}
+	for _, h := range hits {
+		src := PassageSource(h)
+		out.Results = append(out.Results, toolResult{
+			Number: t.reg.number(src), Title: src.Title, Source: h.URL, Content: h.Text, Query: a.Query,
+			Kind: event.SourceDocument, Document: h.Document, Space: h.SpaceName, Position: h.Position(),
+		})
+	}
+	if len(hits) == 0 {
+		out.Note = "Nothing found: try other words."
+	}
+	return marshalOutput(out), nil
+}
+
+// webSearchTool searches the web.
+type webSearchTool struct {
+	provider search.Provider
+	limit    int
+	language string
+	block    search.BlockList
+	budget   *budget
+	reg      *sourceRegistry
+}
+
+func (t *webSearchTool) Name() string { return webSearchName }
+
+func (t *webSearchTool) Description() string {
+	return "Search the web. Returns numbered results with title, URL and content. Use only for what the documents do not cover."
+}
+
+func (t *webSearchTool) Schema() *jsonschema.Schema { return schemaOf[webArgs]() }
+
+func (t *webSearchTool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
+	var a webArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return "", err
+	}
+	a.Query = strings.TrimSpace(a.Query)
+	if a.Query == "" {
+		return "", errors.New("the query is empty")
+	}
+	if !t.budget.take() {
+		return marshalOutput(toolOutput{Query: a.Query, Results: []toolResult{},
+			Note: fmt.Sprintf("The limit of %d web searches is reached: answer with what you found.", t.budget.max)}), nil
+	}
+	res, err := t.provider.Search(ctx, search.Query{Text: a.Query, MaxResults: t.limit, Language: t.language})
+	if err != nil {
+		return "", err
+	}
+	res = search.Filter(search.Dedupe(res), t.block)
+	if len(res) > t.limit {
+		res = res[:t.limit]
+	}
+	out := toolOutput{Query: a.Query, Results: make([]toolResult, 0, len(res))}
+	for _, r := range res {
+		src := *sourceOf(r)
+		content := r.Content
+		if content == "" {
+			content = r.Snippet
+		}
+		out.Results = append(out.Results, toolResult{
+			Number: t.reg.number(src), Title: r.Title, Source: r.URL, Content: clip(content, 1500), Query: a.Query, Kind: event.SourceWeb,
+		})
+	}
+	return marshalOutput(out), nil
+}
+
+func marshalOutput(o toolOutput) string {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return `{"results":[]}`
+	}
+	return string(b)
+}
+
+// ParsedSource is a source read back from a tool result.
+type ParsedSource struct {
+	Title   string `json:"title"`
+	Content string `json:"content"`
+	Source  string `json:"source"`
+	Query   string `json:"query,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+}
+
+// ParseSources reads the sources out of tool results the way seed 003
+// does: a result may wrap its value in an "output" field; a string value
+// is parsed as JSON; an object with a "results" array gives one source per
+// entry with its title, content, source and query. Anything that does not
+// fit is skipped: a malformed result never fails the run. The result is
+// never nil.
+func ParseSources(outputs []string) []ParsedSource {
+	out := []ParsedSource{}
+	for _, o := range outputs {
+		out = append(out, parseSourceValue(json.RawMessage(o), 0)...)
+	}
+	return out
+}
+
+func parseSourceValue(raw json.RawMessage, depth int) []ParsedSource {
+	if depth > 3 {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	switch x := v.(type) {
+	case string:
+		return parseSourceValue(json.RawMessage(x), depth+1)
+	case map[string]any:
+		if inner, ok := x["output"]; ok {
+			b, _ := json.Marshal(inner)
+			return parseSourceValue(b, depth+1)
+		}
+		list, ok := x["results"].([]any)
+		if !ok {
+			return nil
+		}
+		var out []ParsedSource
+		for _, item := range list {
+			m, ok := item.(map[string]any)
+			if !ok {
+				continue
+			}
+			str := func(k string) string { s, _ := m[k].(string); return s }
+			ps := ParsedSource{Title: str("title"), Content: str("content"), Source: str("source"), Query: str("query"), Kind: str("kind")}
+			if ps.Source == "" {
+				ps.Source = str("url")
+			}
+			if ps.Source == "" && ps.Title == "" && ps.Content == "" {
+				continue
+			}
+			out = append(out, ps)
+		}
+		return out
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"golang.org/x/time/rate"
+)
+
+// Limits bounds how hard one provider is used, across all runs of a
+// server. Queries over the limits wait their turn instead of failing:
+// meta-search instances and keyless engines block an address that fires
+// many queries at once, and paid APIs answer 429 past their plan's rate.
+type Limits struct {
+	// Concurrent is the most queries in flight at once (<= 0: no limit).
+	Concurrent int
+	// PerSecond is the sustained rate of queries (<= 0: no limit).
+	PerSecond float64
+	// Burst is how many queries may start at once after a quiet spell
+	// when PerSecond is set (<= 0: Concurrent, or 1).
+	Burst int
+}
+
+// DefaultLimits are the limits of the built-in providers when
+// SOVA_SEARCH_LIMITS does not name them: gentle on shared or free
+// services, within the published rates of the paid ones.
+var DefaultLimits = map[string]Limits{
+	"searxng":    {Concurrent: 3, PerSecond: 3},
+	"duckduckgo": {Concurrent: 1, PerSecond: 1},
+	"wikipedia":  {Concurrent: 4, PerSecond: 10},
+	"tavily":     {Concurrent: 5, PerSecond: 10},
+	"exa":        {Concurrent: 5, PerSecond: 5},
+	"brave":      {Concurrent: 1, PerSecond: 1},
+}
+
+// String renders l the way ParseLimits reads it.
+func (l Limits) String() string {
+	s := strconv.Itoa(max(0, l.Concurrent))
+	if l.PerSecond > 0 {
+		s += ":" + strconv.FormatFloat(l.PerSecond, 'g', -1, 64)
+		if l.Burst > 0 {
+			s += ":" + strconv.Itoa(l.Burst)
+		}
+	}
+	return s
+}
+
+// ParseLimits reads "concurrent[:per-second[:burst]]", for example "2",
+// "2:1.5" or "4:2:4". "0" means no limit.
+func ParseLimits(s string) (Limits, error) {
+	parts := strings.Split(strings.TrimSpace(s), ":")
+	if len(parts) > 3 || parts[0] == "" {
+		return Limits{}, fmt.Errorf("limits %q: use concurrent[:per-second[:burst]], for example 2:1.5", s)
+	}
+	var l Limits
+	var err error
+	if l.Concurrent, err = strconv.Atoi(parts[0]); err != nil || l.Concurrent < 0 {
+		return Limits{}, fmt.Errorf("limits %q: concurrent queries must be a whole number >= 0", s)
+	}
+	if len(parts) > 1 {
+		if l.PerSecond, err = strconv.ParseFloat(parts[1], 64); err != nil || l.PerSecond < 0 {
+			return Limits{}, fmt.Errorf("limits %q: queries per second must be a number >= 0", s)
+		}
+	}
+	if len(parts) > 2 {
+		if l.Burst, err = strconv.Atoi(parts[2]); err != nil || l.Burst < 0 {
+			return Limits{}, fmt.Errorf("limits %q: burst must be a whole number >= 0", s)
+		}
+	}
+	return l, nil
+}
+
+// Throttled is a Provider whose queries are held to Limits. It is safe for
+// concurrent use; build one per provider and share it between runs.
+type Throttled struct {
+	p       Provider
+	limits  Limits
+	slots   chan struct{} // nil: no concurrency limit
+	limiter *rate.Limiter // nil: no rate limit
+}
+
+// Throttle returns p held to l. With no limits set it returns p itself.
+func Throttle(p Provider, l Limits) Provider {
+	if l.Concurrent <= 0 && l.PerSecond <= 0 {
+		return p
+	}
+	t := &Throttled{p: p, limits: l}
+	if l.Concurrent > 0 {
+		t.slots = make(chan struct{}, l.Concurrent)
+	}
+	if l.PerSecond > 0 {
+		burst := l.Burst
+		if burst <= 0 {
+			burst = max(1, l.Concurrent)
+		}
+		t.limiter = rate.NewLimiter(rate.Limit(l.PerSecond), burst)
+	}
+	return t
+}
+
+// Name returns the wrapped provider's name.
+func (t *Throttled) Name() string { return t.p.Name() }
+
+// Limits returns the limits t applies.
+func (t *Throttled) Limits() Limits { return t.limits }
+
+// Unwrap returns the throttled provider.
+func (t *Throttled) Unwrap() Provider { return t.p }
+
+// Search waits for a free slot and for the rate limiter, then runs q. It
+// fails only when ctx ends while it waits (or when the wait the rate
+// requires would outlast ctx's deadline).
+func (t *Throttled) Search(ctx context.Context, q Query) ([]Result, error) {
+	if t.slots != nil {
+		select {
+		case t.slots <- struct{}{}:
+			defer func() { <-t.slots }()
+		case <-ctx.Done():
+			return nil, &Error{Provider: t.Name(), Message: "cancelled while waiting for a free query slot", Err: ctx.Err()}
+		}
+	}
+	if t.limiter != nil {
+		if err := t.limiter.Wait(ctx); err != nil {
+			return nil, &Error{Provider: t.Name(), Message: "cancelled while waiting for the query rate limit", Err: err}
+		}
+	}
+	return t.p.Search(ctx, q)
+}

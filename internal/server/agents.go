@@ -1,0 +1,143 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/store"
+)
+
+// Agents (sgr_agent runs) are listed and inspected under the paths and
+// field names of SGR Agent Core, so that its clients work unchanged.
+
+const (
+	defaultAgentList = 100
+	maxAgentList     = 1000
+)
+
+// agentSummary is one entry of GET /agents.
+type agentSummary struct {
+	ID        string    `json:"id"`
+	AgentID   string    `json:"agent_id"` // the name SGR Agent Core clients read
+	Task      string    `json:"task"`
+	State     string    `json:"state"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// agentState is GET /agents/{id}/state.
+type agentState struct {
+	ID                 string          `json:"id"`
+	AgentID            string          `json:"agent_id"`
+	Task               string          `json:"task"`
+	State              string          `json:"state"`
+	ChatID             string          `json:"chat_id,omitempty"`
+	Iteration          int             `json:"iteration"`
+	SearchesUsed       int             `json:"searches_used"`
+	ClarificationsUsed int             `json:"clarifications_used"`
+	SourcesCount       int             `json:"sources_count"`
+	Sources            []event.Source  `json:"sources"`
+	Reasoning          json.RawMessage `json:"current_step_reasoning"`
+	Result             string          `json:"result"`
+	ResultSources      []event.Source  `json:"result_sources"`
+	Error              string          `json:"error,omitempty"`
+	CreatedAt          time.Time       `json:"created_at"`
+	UpdatedAt          time.Time       `json:"updated_at"`
+}
+
+func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
+	limit, offset := defaultAgentList, 0
+	q := r.URL.Query()
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxAgentList {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_limit",
+				fmt.Sprintf("limit must be a number from 1 to %d", maxAgentList))
+			return
+		}
+		limit = n
+	}
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_offset", "offset must be a number from 0")
+			return
+		}
+		offset = n
+	}
+	agents, err := s.opt.Store.ListAgents(r.Context(), store.LocalUserID, limit, offset)
+	if err != nil {
+		s.opt.Logger.Error("listing agents failed", "err", err)
+		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not list the agents")
+		return
+	}
+	out := make([]agentSummary, 0, len(agents))
+	for _, a := range agents {
+		out = append(out, agentSummary{ID: a.ID, AgentID: a.ID, Task: a.Task, State: a.State, CreatedAt: a.CreatedAt})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"agents": out, "total": len(out)})
+}
+
+func (s *Server) getAgentState(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	a, err := s.opt.Store.GetAgent(r.Context(), store.LocalUserID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "not_found_error", "agent_not_found", "no agent "+strconv.Quote(id)+" (finished agents are removed after SOVA_SGR_AGENT_TTL)")
+		return
+	}
+	if err != nil {
+		s.opt.Logger.Error("loading agent failed", "agent", id, "err", err)
+		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not load the agent")
+		return
+	}
+	st := agentState{
+		ID: a.ID, AgentID: a.ID, Task: a.Task, State: a.State, ChatID: a.ChatID,
+		Iteration: a.Iteration, SearchesUsed: a.SearchesUsed, ClarificationsUsed: a.ClarificationsUsed,
+		SourcesCount: len(a.Sources), Sources: a.Sources, Reasoning: a.Reasoning,
+		Result: a.Result, ResultSources: a.ResultSources, Error: a.Error,
+		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+	}
+	if st.Sources == nil {
+		st.Sources = []event.Source{}
+	}
+	if st.ResultSources == nil {
+		st.ResultSources = []event.Source{}
+	}
+	if len(st.Reasoning) == 0 {
+		st.Reasoning = json.RawMessage("null")
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// isAgentRun reports whether a run of /v1/chat/completions is an agent's:
+// a new run of an agent mode, or the continuation of a stored agent. Its
+// run id is then the agent id.
+func (s *Server) isAgentRun(r *http.Request, model, runID string) bool {
+	if m, ok := s.opt.Service.Modes().Get(model); ok {
+		am, ok := m.(mode.AgentMode)
+		return ok && am.KeepsAgents()
+	}
+	_, err := s.opt.Store.GetAgent(r.Context(), store.LocalUserID, runID)
+	return err == nil
+}
+
+// unknownModel answers a model that is neither a mode nor a run waiting
+// for an answer: an agent that cannot be continued now says why, anything
+// else lists what is valid.
+func (s *Server) unknownModel(w http.ResponseWriter, r *http.Request, model string) {
+	if a, err := s.opt.Store.GetAgent(r.Context(), store.LocalUserID, model); err == nil {
+		writeError(w, http.StatusConflict, "invalid_request_error", "agent_not_waiting",
+			fmt.Sprintf("agent %s is %s: only an agent waiting for clarification can be continued; use %q as the model to start a new one",
+				a.ID, a.State, a.Mode))
+		return
+	}
+	writeError(w, http.StatusBadRequest, "invalid_request_error", "model_not_found",
+		fmt.Sprintf("unknown model %q: use one of %s, or the id of an agent (or run) waiting for your answer",
+			model, strings.Join(s.opt.Service.Modes().IDs(), ", ")))
+}

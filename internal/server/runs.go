@@ -1,0 +1,256 @@
+package server
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/report"
+	"github.com/sova-ai/sova/internal/run"
+	"github.com/sova-ai/sova/internal/store"
+)
+
+// runView is GET /api/runs/{id}: the run, its workspace files, and its
+// latest progress — the last data part of each kind and id (the research
+// plan, each agent with its todos, supervisor decisions) and the last stage.
+type runView struct {
+	Run      *store.Run      `json:"run"`
+	Files    []store.RunFile `json:"files"`
+	Stage    *event.Status   `json:"stage,omitempty"`
+	Progress []progressItem  `json:"progress"`
+	Sources  []event.Source  `json:"sources"`
+}
+
+type progressItem struct {
+	Name  string          `json:"name"`
+	ID    string          `json:"id,omitempty"`
+	Value json.RawMessage `json:"value"`
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	rn, err := s.opt.Store.GetRun(ctx, store.LocalUserID, r.PathValue("id"))
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	files, err := s.opt.Store.RunFiles(ctx, rn.ID)
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	v := runView{Run: rn, Files: files, Progress: []progressItem{}, Sources: []event.Source{}}
+	index := map[string]int{}
+	err = s.opt.Service.Follow(ctx, store.LocalUserID, rn.ID, 0, func(e event.Event) error {
+		switch e.Type {
+		case event.TypeStatus:
+			v.Stage = e.Status
+		case event.TypeData:
+			key := e.Data.Name + "\x00" + e.Data.ID
+			item := progressItem{Name: e.Data.Name, ID: e.Data.ID, Value: e.Data.Value}
+			if i, ok := index[key]; ok && e.Data.ID != "" {
+				v.Progress[i] = item
+			} else {
+				index[key] = len(v.Progress)
+				v.Progress = append(v.Progress, item)
+			}
+		case event.TypeFinish:
+			v.Sources = append(v.Sources, e.Finish.Sources...)
+		}
+		return nil
+	}, run.Snapshot())
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
+	seen, ok := lastEventID(r)
+	if !ok {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_last_event_id", "Last-Event-ID must be a non-negative number")
+		return
+	}
+	rn, err := s.opt.Store.GetRun(r.Context(), store.LocalUserID, r.PathValue("id"))
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	s.streamUI(w, r, rn.ID, 0, seen)
+}
+
+func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := s.opt.Service.Cancel(r.Context(), store.LocalUserID, id); err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"runId": id, "status": "cancelling"})
+}
+
+func (s *Server) restartRun(w http.ResponseWriter, r *http.Request) {
+	p, err := s.opt.Service.Restart(r.Context(), store.LocalUserID, r.PathValue("id"))
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	out := map[string]string{"runId": p.RunID, "streamUrl": "/api/runs/" + p.RunID + "/stream"}
+	if p.ChatID != "" {
+		out["chatId"] = p.ChatID
+	}
+	writeJSON(w, http.StatusAccepted, out)
+}
+
+func (s *Server) listRunFiles(w http.ResponseWriter, r *http.Request) {
+	rn, err := s.opt.Store.GetRun(r.Context(), store.LocalUserID, r.PathValue("id"))
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	files, err := s.opt.Store.RunFiles(r.Context(), rn.ID)
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"files": files})
+}
+
+func (s *Server) getRunFile(w http.ResponseWriter, r *http.Request) {
+	rn, err := s.opt.Store.GetRun(r.Context(), store.LocalUserID, r.PathValue("id"))
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	content, err := s.opt.Store.RunFile(r.Context(), rn.ID, r.PathValue("path"))
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = w.Write([]byte(content))
+}
+
+// exportRunFiles answers the workspace as a zip archive: the session
+// folder as the run left it.
+func (s *Server) exportRunFiles(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	rn, err := s.opt.Store.GetRun(ctx, store.LocalUserID, r.PathValue("id"))
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	files, err := s.opt.Store.RunFiles(ctx, rn.ID)
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	w.Header().Set("Content-Type", "application/zip")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="run-%s.zip"`, rn.ID))
+	zw := zip.NewWriter(w)
+	for _, f := range files {
+		content, err := s.opt.Store.RunFile(ctx, rn.ID, f.Path)
+		if err != nil {
+			s.opt.Logger.Error("exporting workspace failed", "run", rn.ID, "file", f.Path, "err", err)
+			return
+		}
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: "run-" + rn.ID + "/" + f.Path, Method: zip.Deflate, Modified: f.UpdatedAt})
+		if err != nil {
+			return
+		}
+		if _, err := fw.Write([]byte(content)); err != nil {
+			return
+		}
+	}
+	_ = zw.Close()
+}
+
+func (s *Server) runReportMarkdown(w http.ResponseWriter, r *http.Request) {
+	rn, ok := s.finishedReport(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s.md"`, reportFileName(rn)))
+	_, _ = w.Write([]byte(rn.Report))
+}
+
+// finishedReport returns the run when its report can be offered: only
+// after the run completed.
+func (s *Server) finishedReport(w http.ResponseWriter, r *http.Request) (*store.Run, bool) {
+	rn, err := s.opt.Store.GetRun(r.Context(), store.LocalUserID, r.PathValue("id"))
+	if err != nil {
+		s.runStoreError(w, err)
+		return nil, false
+	}
+	if rn.State != store.RunCompleted || rn.Report == "" {
+		writeError(w, http.StatusConflict, "invalid_request_error", "report_not_ready",
+			"this run has no report yet (state: "+rn.State+"); reports are offered when a research run completes")
+		return nil, false
+	}
+	return rn, true
+}
+
+// reportFileName makes a safe file name from the run's question.
+func reportFileName(rn *store.Run) string {
+	var b strings.Builder
+	for _, r := range rn.Question {
+		switch {
+		case r == ' ' || r == '-' || r == '_':
+			b.WriteRune('-')
+		case r >= '0' && r <= '9', r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= 'а' && r <= 'я', r >= 'А' && r <= 'Я':
+			b.WriteRune(r)
+		}
+		if b.Len() > 60 {
+			break
+		}
+	}
+	name := strings.Trim(b.String(), "-")
+	if name == "" {
+		return "sova-report-" + rn.ID
+	}
+	return "sova-report-" + name
+}
+
+func (s *Server) runStoreError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeError(w, http.StatusNotFound, "not_found", "run_not_found", "no such run or file")
+	case errors.Is(err, run.ErrNotRestartable), errors.Is(err, run.ErrNotRunning):
+		writeError(w, http.StatusConflict, "invalid_request_error", "run_state", err.Error())
+	case errors.Is(err, run.ErrUnknownMode):
+		writeError(w, http.StatusConflict, "invalid_request_error", "unknown_mode", err.Error())
+	default:
+		s.opt.Logger.Error("run request failed", "err", err)
+		writeError(w, http.StatusInternalServerError, "server_error", "store", "the store failed; see the server log")
+	}
+}
+
+// runReportPDF renders the completed report as PDF (Cyrillic included).
+func (s *Server) runReportPDF(w http.ResponseWriter, r *http.Request) {
+	rn, ok := s.finishedReport(w, r)
+	if !ok {
+		return
+	}
+	var buf bytes.Buffer
+	if err := report.PDF(&buf, rn.Report, report.Options{Date: rn.UpdatedAt}); err != nil {
+		if errors.Is(err, report.ErrTooLarge) {
+			writeError(w, http.StatusUnprocessableEntity, "invalid_request_error", "report_too_large", err.Error())
+			return
+		}
+		s.opt.Logger.Error("rendering report PDF failed", "run", rn.ID, "err", err)
+		writeError(w, http.StatusInternalServerError, "server_error", "pdf", "could not render the PDF; the Markdown report is at report.md")
+		return
+	}
+	w.Header().Set("Content-Type", "application/pdf")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s.pdf"`, reportFileName(rn)))
+	_, _ = w.Write(buf.Bytes())
+}

@@ -1,0 +1,413 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/spaces"
+	"github.com/sova-ai/sova/internal/store"
+)
+
+// Document space endpoints:
+//
+//	GET    /api/spaces                              list
+//	POST   /api/spaces                              create {name, description}
+//	GET    /api/spaces/{id}                         one space
+//	PATCH  /api/spaces/{id}                         rename {name, description}
+//	DELETE /api/spaces/{id}                         delete with its documents
+//	GET    /api/spaces/{id}/documents               list documents
+//	POST   /api/spaces/{id}/documents               upload (multipart, one or more files)
+//	GET    /api/spaces/{id}/documents/{docId}       one document
+//	DELETE /api/spaces/{id}/documents/{docId}       delete a document
+//	GET    /api/spaces/{id}/search?q=&limit=        search passages
+//
+// {id} is a space's ID or its name.
+func (s *Server) spaceRoutes() {
+	s.mux.HandleFunc("GET /api/spaces", s.listSpaces)
+	s.mux.HandleFunc("POST /api/spaces", s.createSpace)
+	s.mux.HandleFunc("GET /api/spaces/{id}", s.getSpace)
+	s.mux.HandleFunc("PATCH /api/spaces/{id}", s.updateSpace)
+	s.mux.HandleFunc("DELETE /api/spaces/{id}", s.deleteSpace)
+	s.mux.HandleFunc("GET /api/spaces/{id}/documents", s.listDocuments)
+	s.mux.HandleFunc("POST /api/spaces/{id}/documents", s.uploadDocuments)
+	s.mux.HandleFunc("GET /api/spaces/{id}/documents/{docId}", s.getDocument)
+	s.mux.HandleFunc("DELETE /api/spaces/{id}/documents/{docId}", s.deleteDocument)
+	s.mux.HandleFunc("GET /api/spaces/{id}/search", s.searchSpace)
+}
+
+// spacesOr404 answers 404 when the server has no spaces service.
+func (s *Server) spacesOr404(w http.ResponseWriter) bool {
+	if s.opt.Spaces == nil {
+		writeError(w, http.StatusNotFound, "not_found", "not_found", "document spaces are not enabled on this server")
+		return false
+	}
+	return true
+}
+
+// spaceOf resolves the {id} of the path, answering the error itself.
+func (s *Server) spaceOf(w http.ResponseWriter, r *http.Request) (*store.Space, bool) {
+	if !s.spacesOr404(w) {
+		return nil, false
+	}
+	sp, err := s.opt.Spaces.Space(r.Context(), store.LocalUserID, r.PathValue("id"))
+	if err != nil {
+		s.spaceError(w, err)
+		return nil, false
+	}
+	return sp, true
+}
+
+func (s *Server) spaceError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeError(w, http.StatusNotFound, "not_found", "space_not_found", err.Error())
+	case errors.Is(err, store.ErrConflict):
+		writeError(w, http.StatusConflict, "invalid_request_error", "space_exists", err.Error())
+	case errors.Is(err, store.ErrInvalid):
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_space", err.Error())
+	case errors.Is(err, spaces.ErrEmptyQuery):
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "empty_query", err.Error())
+	case errors.Is(err, spaces.ErrIndexBusy):
+		writeError(w, http.StatusServiceUnavailable, "server_error", "index_busy", err.Error())
+	case errors.Is(err, context.Canceled):
+		// The client went away; nobody reads the answer.
+	default:
+		s.opt.Logger.Error("document spaces failed", "err", err)
+		writeError(w, http.StatusInternalServerError, "server_error", "spaces", "document spaces failed; see the server log")
+	}
+}
+
+func (s *Server) listSpaces(w http.ResponseWriter, r *http.Request) {
+	if !s.spacesOr404(w) {
+		return
+	}
+	list, err := s.opt.Spaces.Spaces(r.Context(), store.LocalUserID)
+	if err != nil {
+		s.spaceError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"spaces": list})
+}
+
+type spaceBody struct {
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+}
+
+func (s *Server) createSpace(w http.ResponseWriter, r *http.Request) {
+	if !s.spacesOr404(w) {
+		return
+	}
+	var body spaceBody
+	if !s.decode(w, r, &body) {
+		return
+	}
+	if body.Name == nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_space", `"name" is required`)
+		return
+	}
+	desc := ""
+	if body.Description != nil {
+		desc = *body.Description
+	}
+	sp, err := s.opt.Spaces.CreateSpace(r.Context(), store.LocalUserID, *body.Name, desc)
+	if err != nil {
+		s.spaceError(w, err)
+		return
+	}
+	w.Header().Set("Location", "/api/spaces/"+sp.ID)
+	writeJSON(w, http.StatusCreated, sp)
+}
+
+func (s *Server) getSpace(w http.ResponseWriter, r *http.Request) {
+	sp, ok := s.spaceOf(w, r)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, sp)
+}
+
+func (s *Server) updateSpace(w http.ResponseWriter, r *http.Request) {
+	sp, ok := s.spaceOf(w, r)
+	if !ok {
+		return
+	}
+	var body spaceBody
+	if !s.decode(w, r, &body) {
+		return
+	}
+	name, desc := sp.Name, sp.Description
+	if body.Name != nil {
+		name = *body.Name
+	}
+	if body.Description != nil {
+		desc = *body.Description
+	}
+	if err := s.opt.Spaces.UpdateSpace(r.Context(), store.LocalUserID, sp.ID, name, desc); err != nil {
+		s.spaceError(w, err)
+		return
+	}
+	sp, err := s.opt.Spaces.Space(r.Context(), store.LocalUserID, sp.ID)
+	if err != nil {
+		s.spaceError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, sp)
+}
+
+func (s *Server) deleteSpace(w http.ResponseWriter, r *http.Request) {
+	sp, ok := s.spaceOf(w, r)
+	if !ok {
+		return
+	}
+	if err := s.opt.Spaces.DeleteSpace(r.Context(), store.LocalUserID, sp.ID); err != nil {
+		s.spaceError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
+	sp, ok := s.spaceOf(w, r)
+	if !ok {
+		return
+	}
+	docs, err := s.opt.Spaces.Documents(r.Context(), store.LocalUserID, sp.ID)
+	if err != nil {
+		s.spaceError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"space": sp, "documents": docs})
+}
+
+func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
+	sp, ok := s.spaceOf(w, r)
+	if !ok {
+		return
+	}
+	d, err := s.opt.Store.GetDocument(r.Context(), store.LocalUserID, sp.ID, r.PathValue("docId"))
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			writeError(w, http.StatusNotFound, "not_found", "document_not_found", "no such document in this space")
+			return
+		}
+		s.spaceError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
+	sp, ok := s.spaceOf(w, r)
+	if !ok {
+		return
+	}
+	err := s.opt.Spaces.DeleteDocuments(r.Context(), store.LocalUserID, sp.ID, []string{r.PathValue("docId")})
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			writeError(w, http.StatusNotFound, "not_found", "document_not_found", "no such document in this space")
+			return
+		}
+		s.spaceError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// uploadDocuments reads a multipart body: every part with a file name is
+// a document. The whole body is bounded by SOVA_SPACES_MAX_UPLOAD_BYTES,
+// each file by SOVA_SPACES_MAX_FILE_BYTES. The answer lists what became
+// of each file: 201 when something was added or replaced, 200 when all
+// were unchanged; when every file failed, the error of the first.
+func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
+	sp, ok := s.spaceOf(w, r)
+	if !ok {
+		return
+	}
+	limit := s.opt.MaxUploadBytes
+	if limit <= 0 {
+		limit = 100 << 20
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_upload",
+			"upload documents as multipart/form-data with one or more file parts: "+err.Error())
+		return
+	}
+	var files []spaces.File
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			s.uploadReadError(w, err, limit)
+			return
+		}
+		name := partFileName(part)
+		if name == "" {
+			_ = part.Close()
+			continue // an ordinary form field
+		}
+		// Read up to the file limit and one byte more, so that the service
+		// reports a file over the limit as such.
+		data, err := io.ReadAll(io.LimitReader(part, s.opt.MaxFileBytes+1))
+		_ = part.Close()
+		if err != nil {
+			s.uploadReadError(w, err, limit)
+			return
+		}
+		files = append(files, spaces.BytesFile(name, data))
+	}
+	if len(files) == 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "no_files", "the upload holds no file parts (send each file as a part with a filename)")
+		return
+	}
+	results, err := s.opt.Spaces.Add(r.Context(), store.LocalUserID, sp.ID, files, spaces.AddOptions{})
+	if err != nil {
+		s.spaceError(w, err)
+		return
+	}
+	status, changed, failed := http.StatusOK, false, 0
+	for _, res := range results {
+		switch res.Status {
+		case spaces.StatusAdded, spaces.StatusReplaced:
+			changed = true
+		case spaces.StatusFailed:
+			failed++
+		}
+	}
+	if changed {
+		status = http.StatusCreated
+	}
+	if failed == len(results) {
+		first := results[0]
+		code, httpStatus := "unreadable_document", http.StatusUnprocessableEntity
+		switch {
+		case errors.Is(first.Err(), spaces.ErrUnsupportedFormat):
+			code, httpStatus = "unsupported_format", http.StatusUnsupportedMediaType
+		case errors.Is(first.Err(), spaces.ErrTooLarge):
+			code, httpStatus = "file_too_large", http.StatusRequestEntityTooLarge
+		}
+		msg := first.Error
+		if len(results) > 1 {
+			msg = fmt.Sprintf("none of the %d files could be added; %s: %s", len(results), first.Name, first.Error)
+		}
+		writeError(w, httpStatus, "invalid_request_error", code, msg)
+		return
+	}
+	writeJSON(w, status, map[string]any{"documents": results})
+}
+
+func (s *Server) uploadReadError(w http.ResponseWriter, err error, limit int64) {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "body_too_large",
+			"the upload is larger than the limit of "+strconv.FormatInt(limit, 10)+" bytes (SOVA_SPACES_MAX_UPLOAD_BYTES)")
+		return
+	}
+	writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_upload", "reading the upload: "+err.Error())
+}
+
+// partFileName is a part's file name without any directories a browser
+// may have sent, or "" for a part that is not a file.
+func partFileName(p interface{ FileName() string }) string {
+	name := strings.ReplaceAll(p.FileName(), `\`, "/")
+	if name == "" {
+		return ""
+	}
+	name = path.Base(name)
+	if name == "." || name == "/" {
+		return ""
+	}
+	if dec, err := new(mime.WordDecoder).DecodeHeader(name); err == nil {
+		name = dec
+	}
+	return name
+}
+
+// hitJSON is a search hit as the API returns it.
+type hitJSON struct {
+	spaces.Hit
+	Position string `json:"position"`
+}
+
+func (s *Server) searchSpace(w http.ResponseWriter, r *http.Request) {
+	sp, ok := s.spaceOf(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query().Get("q")
+	limit := spaces.DefaultSearchLimit
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_limit", "limit must be a number from 1 to 100")
+			return
+		}
+		limit = n
+	}
+	hits, err := s.opt.Spaces.Search(r.Context(), store.LocalUserID, []string{sp.ID}, q, limit)
+	if err != nil {
+		s.spaceError(w, err)
+		return
+	}
+	out := make([]hitJSON, len(hits))
+	for i, h := range hits {
+		out[i] = hitJSON{Hit: h, Position: h.Position()}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"query": q, "space": sp.ID, "hits": out})
+}
+
+// resolveSpaces turns the spaces a search request names (IDs or names)
+// into IDs, answering the error itself. Only modes that search documents
+// take spaces.
+func (s *Server) resolveSpaces(w http.ResponseWriter, r *http.Request, modeID string, refs []string) ([]string, bool) {
+	if len(refs) == 0 {
+		return nil, true
+	}
+	if m, ok := s.opt.Service.Modes().Get(modeID); ok {
+		if da, ok := m.(mode.DocumentAware); !ok || !da.SearchesDocuments() {
+			var able []string
+			for _, m := range s.opt.Service.Modes().All() {
+				if da, ok := m.(mode.DocumentAware); ok && da.SearchesDocuments() {
+					able = append(able, m.ID())
+				}
+			}
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "spaces_unsupported",
+				fmt.Sprintf("mode %q does not search document spaces; modes that do: %s", modeID, strings.Join(able, ", ")))
+			return nil, false
+		}
+	}
+	if s.opt.Spaces == nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "spaces_unsupported", "document spaces are not enabled on this server")
+		return nil, false
+	}
+	ids := make([]string, 0, len(refs))
+	seen := map[string]bool{}
+	for _, ref := range refs {
+		sp, err := s.opt.Spaces.Space(r.Context(), store.LocalUserID, ref)
+		if errors.Is(err, store.ErrNotFound) {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "unknown_space", fmt.Sprintf("no document space %q", ref))
+			return nil, false
+		}
+		if err != nil {
+			s.spaceError(w, err)
+			return nil, false
+		}
+		if !seen[sp.ID] {
+			seen[sp.ID] = true
+			ids = append(ids, sp.ID)
+		}
+	}
+	return ids, true
+}

@@ -1,0 +1,694 @@
+// Package spaces keeps a person's documents in named spaces and searches
+// them: it reads Markdown, plain text, HTML, PDF and DOCX, cuts them into
+// chunks that keep their headings, indexes the chunks (BM25 with Russian
+// and English stemming; with an embedding model, hybrid with embeddings)
+// and finds passages with their document, position and a snippet.
+//
+// The store holds what a space contains (documents, sizes, checksums,
+// chunk counts); the Index holds the text. Chunks carry their document's
+// version and a search shows only chunks whose version the store names,
+// so the store decides what a space holds: new chunks are indexed first,
+// invisible, then a short store transaction makes them visible, and a
+// failure of either step removes them again, so a failed ingestion leaves
+// the space as it was. What a crash leaves in the index is invisible and
+// removed by the next process to change the space.
+package spaces
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sova-ai/sova/internal/store"
+)
+
+// Embedder turns texts into embedding vectors (one per text, in order).
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Config tunes the service; zero fields take the defaults.
+type Config struct {
+	// ChunkChars is the target size of a chunk in characters
+	// (SOVA_SPACES_CHUNK_CHARS).
+	ChunkChars int
+	// ChunkOverlap is how much of a chunk's end the next chunk of the same
+	// section repeats (SOVA_SPACES_CHUNK_OVERLAP).
+	ChunkOverlap int
+	// MaxFileBytes is the largest file taken (SOVA_SPACES_MAX_FILE_BYTES).
+	MaxFileBytes int64
+	// BatchFiles and BatchBytes bound one atomic batch when many files are
+	// added at once.
+	BatchFiles int
+	BatchBytes int
+	// EmbedBatch is how many texts go to the embedding model per call.
+	EmbedBatch int
+	// Workers is how many files are read in parallel (default: CPUs).
+	Workers int
+}
+
+// Defaults of Config.
+const (
+	DefaultChunkChars   = 1200
+	DefaultChunkOverlap = 150
+	DefaultMaxFileBytes = 50 << 20
+	defaultBatchFiles   = 256
+	defaultBatchBytes   = 32 << 20
+	defaultEmbedBatch   = 64
+	// maxEmbedChars bounds the text of one chunk sent for embedding.
+	maxEmbedChars = 8000
+)
+
+func (c Config) withDefaults() Config {
+	if c.ChunkChars <= 0 {
+		c.ChunkChars = DefaultChunkChars
+	}
+	if c.ChunkOverlap < 0 {
+		c.ChunkOverlap = 0
+	}
+	if c.MaxFileBytes <= 0 {
+		c.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if c.BatchFiles <= 0 {
+		c.BatchFiles = defaultBatchFiles
+	}
+	if c.BatchBytes <= 0 {
+		c.BatchBytes = defaultBatchBytes
+	}
+	if c.EmbedBatch <= 0 {
+		c.EmbedBatch = defaultEmbedBatch
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	return c
+}
+
+// Service manages spaces: their metadata in the store and their text in
+// the index. It is safe for concurrent use; changes to one space take
+// turns.
+type Service struct {
+	store store.SpaceStore
+	index Index
+	embed Embedder
+	cfg   Config
+	log   *slog.Logger
+	terms *termAnalyzer // for snippets
+
+	mu         sync.Mutex
+	locks      map[string]*sync.Mutex
+	reconciled map[string]bool
+}
+
+// NewService returns a Service. embed may be nil (BM25 only).
+func NewService(st store.SpaceStore, idx Index, embed Embedder, cfg Config, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{
+		store: st, index: idx, embed: embed, cfg: cfg.withDefaults(), log: log,
+		terms: newTermAnalyzer(), locks: map[string]*sync.Mutex{}, reconciled: map[string]bool{},
+	}
+}
+
+// Hybrid reports whether searches use embeddings as well as BM25.
+func (s *Service) Hybrid() bool { return s.embed != nil }
+
+// Close releases the index.
+func (s *Service) Close() error { return s.index.Close() }
+
+// lock serialises changes to one space within this process.
+func (s *Service) lock(spaceID string) func() {
+	s.mu.Lock()
+	m := s.locks[spaceID]
+	if m == nil {
+		m = &sync.Mutex{}
+		s.locks[spaceID] = m
+	}
+	s.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// CreateSpace creates a space.
+func (s *Service) CreateSpace(ctx context.Context, userID, name, description string) (*store.Space, error) {
+	sp := &store.Space{UserID: userID, Name: name, Description: strings.TrimSpace(description)}
+	if err := s.store.CreateSpace(ctx, sp); err != nil {
+		return nil, err
+	}
+	return sp, nil
+}
+
+// Spaces lists the user's spaces with their counts.
+func (s *Service) Spaces(ctx context.Context, userID string) ([]store.Space, error) {
+	return s.store.ListSpaces(ctx, userID)
+}
+
+// Space finds one of the user's spaces by ID or, failing that, by name.
+func (s *Service) Space(ctx context.Context, userID, ref string) (*store.Space, error) {
+	sp, err := s.store.GetSpace(ctx, userID, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		sp, err = s.store.GetSpaceByName(ctx, userID, strings.TrimSpace(ref))
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("no space %q: %w", ref, store.ErrNotFound)
+	}
+	return sp, err
+}
+
+// UpdateSpace renames a space and sets its description.
+func (s *Service) UpdateSpace(ctx context.Context, userID, spaceID, name, description string) error {
+	return s.store.UpdateSpace(ctx, userID, spaceID, name, strings.TrimSpace(description))
+}
+
+// DeleteSpace deletes a space, its documents and its index. The rows go
+// first: an index left behind when removing it fails belongs to no space
+// and is never searched.
+func (s *Service) DeleteSpace(ctx context.Context, userID, spaceID string) error {
+	unlock := s.lock(spaceID)
+	defer unlock()
+	if err := s.store.DeleteSpace(ctx, userID, spaceID); err != nil {
+		return err
+	}
+	if err := s.index.Drop(ctx, spaceID); err != nil {
+		s.log.Warn("space deleted but its index could not be removed", "space", spaceID, "err", err)
+	}
+	s.mu.Lock()
+	delete(s.reconciled, spaceID)
+	s.mu.Unlock()
+	return nil
+}
+
+// Documents lists a space's documents.
+func (s *Service) Documents(ctx context.Context, userID, spaceID string) ([]store.Document, error) {
+	return s.store.ListDocuments(ctx, userID, spaceID)
+}
+
+// File is one file to add. Name is unique within the space (a file name,
+// or a path relative to the folder added, with forward slashes).
+type File struct {
+	Name string
+	Open func() (io.ReadCloser, error)
+}
+
+// BytesFile is a File whose content is in memory.
+func BytesFile(name string, data []byte) File {
+	return File{Name: name, Open: func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}}
+}
+
+// Status of one file after Add.
+const (
+	StatusAdded     = "added"
+	StatusReplaced  = "replaced"
+	StatusUnchanged = "unchanged"
+	StatusFailed    = "failed"
+)
+
+// FileResult is what became of one file.
+type FileResult struct {
+	Name     string          `json:"name"`
+	Status   string          `json:"status"`
+	Document *store.Document `json:"document,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	err      error
+}
+
+// Err is the file's error, for errors.Is.
+func (r FileResult) Err() error { return r.err }
+
+// AddOptions observe an Add.
+type AddOptions struct {
+	// OnRead is called after each file has been read and chunked (from
+	// one goroutine at a time).
+	OnRead func(name string)
+}
+
+// Add reads files into a space. A file whose checksum matches the stored
+// document of that name is left as it is; a changed one replaces its
+// chunks. Files that cannot be read are reported as failed and skipped.
+// The rest are written in batches (all at once unless there are more
+// than a few hundred files or tens of MiB of text); each batch is atomic
+// in the store and the index together. The returned error is set when a
+// batch could not be written; the results then cover the files
+// processed so far, and the failed batch left the space as it was.
+func (s *Service) Add(ctx context.Context, userID, spaceID string, files []File, opt AddOptions) ([]FileResult, error) {
+	unlock := s.lock(spaceID)
+	defer unlock()
+	if err := s.reconcile(ctx, userID, spaceID); err != nil {
+		return nil, err
+	}
+	existing, err := s.store.ListDocuments(ctx, userID, spaceID)
+	if err != nil {
+		return nil, err
+	}
+	known := make(map[string]store.Document, len(existing))
+	for _, d := range existing {
+		known[d.Name] = d
+	}
+	// A name given twice is ambiguous: the later file is refused.
+	results := make([]FileResult, len(files))
+	given := make(map[string]bool, len(files))
+	skip := make([]bool, len(files))
+	for i, f := range files {
+		if name, err := CleanName(f.Name); err == nil {
+			if given[name] {
+				err := fmt.Errorf("%s: %w: the same name was given twice", name, store.ErrConflict)
+				results[i] = FileResult{Name: f.Name, Status: StatusFailed, Error: err.Error(), err: err}
+				skip[i] = true
+			}
+			given[name] = true
+		}
+	}
+	for start := 0; start < len(files); {
+		// Read the next window of files in parallel.
+		end := min(start+s.cfg.BatchFiles, len(files))
+		items := make([]*prepared, end-start)
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(s.cfg.Workers)
+		var onRead sync.Mutex
+		for i := start; i < end; i++ {
+			if skip[i] {
+				continue
+			}
+			g.Go(func() error {
+				items[i-start] = s.prepare(gctx, files[i], known)
+				if opt.OnRead != nil {
+					onRead.Lock()
+					opt.OnRead(files[i].Name)
+					onRead.Unlock()
+				}
+				return gctx.Err()
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return results[:start], err
+		}
+		// Write the window in batches of bounded text; results keep the
+		// order of the files.
+		var (
+			batch []int // indexes into files
+			size  int
+		)
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			ps := make([]*prepared, len(batch))
+			for j, i := range batch {
+				ps[j] = items[i-start]
+			}
+			err := s.write(ctx, userID, spaceID, ps)
+			for j, i := range batch {
+				if err == nil {
+					known[ps[j].doc.Name] = *ps[j].doc
+				}
+				results[i] = ps[j].result(err)
+			}
+			batch, size = nil, 0
+			return err
+		}
+		for i := start; i < end; i++ {
+			p := items[i-start]
+			switch {
+			case p == nil: // refused above
+				continue
+			case p.err != nil:
+				results[i] = FileResult{Name: files[i].Name, Status: StatusFailed, Error: p.err.Error(), err: p.err}
+				continue
+			case p.unchanged != nil:
+				results[i] = FileResult{Name: files[i].Name, Status: StatusUnchanged, Document: p.unchanged}
+				continue
+			}
+			if len(batch) > 0 && size+p.textBytes > s.cfg.BatchBytes {
+				if err := flush(); err != nil {
+					return s.notWritten(results[:end], files, err), err
+				}
+			}
+			batch = append(batch, i)
+			size += p.textBytes
+		}
+		if err := flush(); err != nil {
+			return s.notWritten(results[:end], files, err), err
+		}
+		start = end
+	}
+	return results, nil
+}
+
+// notWritten marks the files of a window that a failed batch kept from
+// being written.
+func (s *Service) notWritten(results []FileResult, files []File, cause error) []FileResult {
+	for i := range results {
+		if results[i].Status == "" {
+			err := fmt.Errorf("not written: an earlier batch failed: %w", cause)
+			results[i] = FileResult{Name: files[i].Name, Status: StatusFailed, Error: err.Error(), err: err}
+		}
+	}
+	return results
+}
+
+// prepared is a file read and chunked, ready to be written.
+type prepared struct {
+	doc       *store.Document
+	chunks    []Chunk
+	vectors   [][]float32
+	textBytes int
+	replaces  bool
+	unchanged *store.Document
+	err       error
+}
+
+func (p *prepared) result(writeErr error) FileResult {
+	if writeErr != nil {
+		return FileResult{Name: p.doc.Name, Status: StatusFailed, Error: writeErr.Error(), err: writeErr}
+	}
+	st := StatusAdded
+	if p.replaces {
+		st = StatusReplaced
+	}
+	d := *p.doc
+	return FileResult{Name: d.Name, Status: st, Document: &d}
+}
+
+// prepare reads, checks and chunks one file.
+func (s *Service) prepare(ctx context.Context, f File, known map[string]store.Document) *prepared {
+	fail := func(err error) *prepared { return &prepared{err: err} }
+	name, err := CleanName(f.Name)
+	if err != nil {
+		return fail(err)
+	}
+	data, err := s.read(f)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", name, err))
+	}
+	sum := sha256.Sum256(data)
+	digest := hex.EncodeToString(sum[:])
+	old, exists := known[name]
+	if exists && old.SHA256 == digest {
+		return &prepared{unchanged: &old}
+	}
+	format, err := DetectFormat(name, data)
+	if err != nil {
+		return fail(err)
+	}
+	doc, err := parse(name, format, data)
+	if err != nil {
+		return fail(err)
+	}
+	chunks := chunkBlocks(doc.blocks, s.cfg.ChunkChars, s.cfg.ChunkOverlap)
+	if len(chunks) == 0 {
+		return fail(fmt.Errorf("%s: %w", name, ErrNoText))
+	}
+	// A replaced document keeps its ID; the chunks are indexed under it
+	// before the row is written.
+	id := old.ID
+	if !exists {
+		u, err := uuid.NewV7()
+		if err != nil {
+			return fail(err)
+		}
+		id = u.String()
+	}
+	p := &prepared{
+		doc: &store.Document{
+			ID: id, Name: name, Title: doc.title, Format: string(format), Size: int64(len(data)),
+			SHA256: digest, ChunkCount: len(chunks), Version: uuid.NewString(),
+		},
+		chunks:   chunks,
+		replaces: exists,
+	}
+	for _, c := range chunks {
+		p.textBytes += len(c.Text)
+	}
+	if s.embed != nil {
+		texts := make([]string, len(chunks))
+		for i, c := range chunks {
+			texts[i] = clipBytes(indexedText(doc.title, c.Heading, c.Text), maxEmbedChars)
+		}
+		if p.vectors, err = s.embedAll(ctx, texts); err != nil {
+			return fail(fmt.Errorf("%s: embedding: %w", name, err))
+		}
+	}
+	return p
+}
+
+func (s *Service) read(f File) ([]byte, error) {
+	if f.Open == nil {
+		return nil, errors.New("no content")
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, s.cfg.MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > s.cfg.MaxFileBytes {
+		return nil, fmt.Errorf("%w: larger than %d bytes (SOVA_SPACES_MAX_FILE_BYTES)", ErrTooLarge, s.cfg.MaxFileBytes)
+	}
+	return data, nil
+}
+
+// ErrTooLarge is matched when a file is over the size limit.
+var ErrTooLarge = errors.New("file too large")
+
+func (s *Service) embedAll(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += s.cfg.EmbedBatch {
+		part := texts[start:min(start+s.cfg.EmbedBatch, len(texts))]
+		vecs, err := s.embed.Embed(ctx, part)
+		if err != nil {
+			return nil, err
+		}
+		if len(vecs) != len(part) {
+			return nil, fmt.Errorf("the embedding model returned %d vectors for %d texts", len(vecs), len(part))
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+// CleanName checks a document name: forward slashes, no empty, "." or
+// ".." elements, no leading slash.
+func CleanName(name string) (string, error) {
+	n := strings.ReplaceAll(strings.TrimSpace(name), `\`, "/")
+	n = strings.TrimLeft(n, "/")
+	if n == "" {
+		return "", errors.New("a document needs a name")
+	}
+	if c := path.Clean(n); c != n || c == "." || strings.HasPrefix(c, "../") || c == ".." {
+		return "", fmt.Errorf("document name %q is not a clean relative path", name)
+	}
+	if len([]rune(n)) > store.MaxDocumentNameChars {
+		return "", fmt.Errorf("document name longer than %d characters", store.MaxDocumentNameChars)
+	}
+	return n, nil
+}
+
+// write stores a batch of documents and indexes their chunks.
+//
+// The store is the source of truth: a search shows a chunk only when the
+// store lists its document at the chunk's version. So the new chunks are
+// indexed first, while they are still invisible; then one short store
+// transaction writes the rows that make them visible (SQLite's write lock
+// is not held while indexing). If either step fails, the new chunks are
+// removed again and the space is as it was. After the commit, the chunks
+// of the versions they replace are removed. Whatever a crash or a failed
+// removal leaves behind is invisible and is cleaned up by reconcile.
+func (s *Service) write(ctx context.Context, userID, spaceID string, batch []*prepared) error {
+	docs := make([]*store.Document, len(batch))
+	ids := make([]string, len(batch))
+	added := make([]DocVersion, len(batch))
+	for i, p := range batch {
+		docs[i], ids[i] = p.doc, p.doc.ID
+		added[i] = DocVersion{DocID: p.doc.ID, Version: p.doc.Version}
+	}
+	if err := s.putChunks(ctx, spaceID, batch); err != nil {
+		s.removeVersions(ctx, spaceID, added, "undoing a failed index change", err)
+		return err
+	}
+	var replaced []DocVersion
+	err := s.store.PutDocuments(ctx, userID, spaceID, docs, func(old []store.Document) error {
+		// The chunks were indexed under the IDs known when the batch was
+		// read; a row that changed since (another process) is not ours.
+		for i, d := range docs {
+			if d.ID != ids[i] {
+				return fmt.Errorf("document %q changed while it was being added: %w", d.Name, store.ErrConflict)
+			}
+		}
+		for _, d := range old {
+			replaced = append(replaced, DocVersion{DocID: d.ID, Version: d.Version})
+		}
+		return nil
+	})
+	if err != nil {
+		s.removeVersions(ctx, spaceID, added, "undoing an index change whose store transaction failed", err)
+		return err
+	}
+	s.removeVersions(ctx, spaceID, replaced, "removing the chunks of replaced documents", nil)
+	return nil
+}
+
+// putChunks indexes the chunks of a batch of documents, in parallel parts
+// of whole documents: each part builds its index segment on its own core.
+func (s *Service) putChunks(ctx context.Context, spaceID string, batch []*prepared) error {
+	total := 0
+	for _, p := range batch {
+		total += len(p.chunks)
+	}
+	// Parts of at least partChunks chunks: smaller segments would cost
+	// more in merging than they save.
+	const partChunks = 512
+	parts := max(1, min(s.cfg.Workers, total/partChunks))
+	per := (total + parts - 1) / parts
+	var bs []*Batch
+	cur := &Batch{}
+	for _, p := range batch {
+		if len(cur.Put) >= per {
+			bs = append(bs, cur)
+			cur = &Batch{}
+		}
+		for i, c := range p.chunks {
+			ic := IndexedChunk{DocID: p.doc.ID, Version: p.doc.Version, DocName: p.doc.Name, Title: p.doc.Title, Chunk: c}
+			if p.vectors != nil {
+				ic.Vector = p.vectors[i]
+			}
+			cur.Put = append(cur.Put, ic)
+		}
+	}
+	bs = append(bs, cur)
+	g, gctx := errgroup.WithContext(ctx)
+	for _, b := range bs {
+		g.Go(func() error { return s.index.Apply(gctx, spaceID, b) })
+	}
+	return g.Wait()
+}
+
+// removeVersions drops chunks from the index after the store no longer
+// names them. A failure only leaves invisible leftovers, so it is logged
+// and the space is reconciled on its next change.
+func (s *Service) removeVersions(ctx context.Context, spaceID string, versions []DocVersion, what string, cause error) {
+	if len(versions) == 0 {
+		return
+	}
+	// The store has spoken; the index follows even when the request is gone.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if err := s.index.Apply(ctx, spaceID, &Batch{Remove: versions}); err != nil {
+		s.log.Warn(what+" failed; the leftovers are invisible and will be removed later", "space", spaceID, "cause", cause, "err", err)
+		s.mu.Lock()
+		delete(s.reconciled, spaceID)
+		s.mu.Unlock()
+	}
+}
+
+// DeleteDocuments deletes documents: their rows, then their chunks.
+func (s *Service) DeleteDocuments(ctx context.Context, userID, spaceID string, docIDs []string) error {
+	unlock := s.lock(spaceID)
+	defer unlock()
+	var deleted []DocVersion
+	err := s.store.DeleteDocuments(ctx, userID, spaceID, docIDs, func(rows []store.Document) error {
+		for _, d := range rows {
+			deleted = append(deleted, DocVersion{DocID: d.ID}) // every version
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.removeVersions(ctx, spaceID, deleted, "removing the chunks of deleted documents", nil)
+	return nil
+}
+
+// reconcile brings a space's index in line with the store once per
+// process: chunks of versions the store does not name are removed, and
+// documents whose chunks are missing lose their checksum, so that adding
+// the file again reads it. The caller holds the space's lock.
+func (s *Service) reconcile(ctx context.Context, userID, spaceID string) error {
+	s.mu.Lock()
+	done := s.reconciled[spaceID]
+	s.mu.Unlock()
+	if done {
+		return nil
+	}
+	docs, err := s.store.ListDocuments(ctx, userID, spaceID)
+	if err != nil {
+		return err
+	}
+	have, err := s.index.Versions(ctx, spaceID)
+	if err != nil {
+		return err
+	}
+	want := make(map[string]string, len(docs))
+	for _, d := range docs {
+		want[d.ID] = d.Version
+	}
+	present := make(map[string]bool, len(have))
+	var stale Batch
+	for _, dv := range have {
+		if want[dv.DocID] == dv.Version {
+			present[dv.DocID] = true
+			continue
+		}
+		stale.Remove = append(stale.Remove, dv)
+	}
+	if len(stale.Remove) > 0 {
+		s.log.Warn("removing chunks left over by an unfinished change", "space", spaceID, "versions", len(stale.Remove))
+		if err := s.index.Apply(ctx, spaceID, &stale); err != nil {
+			return err
+		}
+	}
+	var lost []string
+	for _, d := range docs {
+		if !present[d.ID] && d.ChunkCount > 0 {
+			lost = append(lost, d.ID)
+		}
+	}
+	if len(lost) > 0 {
+		s.log.Warn("documents whose chunks are missing from the index will be read again when added", "space", spaceID, "documents", len(lost))
+		if err := s.store.ForgetDocumentContent(ctx, userID, spaceID, lost); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.reconciled[spaceID] = true
+	s.mu.Unlock()
+	return nil
+}
+
+// EmbedFunc adapts an embedding function with float64 vectors, such as
+// (*llm.Client).Embed, to an Embedder.
+type EmbedFunc func(ctx context.Context, texts []string) ([][]float64, error)
+
+// Embed implements Embedder.
+func (f EmbedFunc) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	vs, err := f(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(vs))
+	for i, v := range vs {
+		out[i] = make([]float32, len(v))
+		for j, x := range v {
+			out[i][j] = float32(x)
+		}
+	}
+	return out, nil
+}

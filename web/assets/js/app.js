@@ -1,0 +1,522 @@
+// Sova's browser UI: wiring of the page. A person picks a mode and asks;
+// the answer streams from POST /api/search (AI SDK UI message stream) into
+// a Turn; past chats live in the sidebar (/c/{id} links to one).
+
+import { h, icon } from './dom.js';
+import { t, applyStatic, modeName, modeDescription } from './i18n.js';
+import { api } from './api.js';
+import { uiMessageChunks } from './stream.js';
+import { Turn } from './turn.js';
+import { ChatList } from './sidebar.js';
+import { SpacesPanel } from './spaces.js';
+
+const $ = (id) => document.getElementById(id);
+const MODE_KEY = 'sova.mode';
+const THEME_KEY = 'sova.theme';
+const MODE_ICONS = { chat: 'chat', search: 'search', deep_search: 'layers', deep_research: 'book', docs: 'folder', sgr_agent: 'sparkle' };
+
+// storage is localStorage that tolerates being disabled.
+const storage = {
+  get(k) {
+    try {
+      return localStorage.getItem(k);
+    } catch {
+      return null;
+    }
+  },
+  set(k, v) {
+    try {
+      localStorage.setItem(k, v);
+    } catch {
+      // disabled: the choice lasts for this page only
+    }
+  },
+  remove(k) {
+    try {
+      localStorage.removeItem(k);
+    } catch {
+      // disabled
+    }
+  },
+};
+
+const state = {
+  modes: [],
+  mode: storage.get(MODE_KEY) || 'search',
+  chatId: null,
+  turns: [],
+  live: null, // {chatId, turn, ctrl} of the run streaming now
+  view: 0, // bumped on every navigation; stale loads check it
+};
+
+const el = {
+  app: $('app'),
+  thread: $('thread'),
+  hero: $('hero'),
+  scroller: $('scroller'),
+  input: $('input'),
+  composer: $('composer'),
+  send: $('send'),
+  modeBtn: $('mode-btn'),
+  modeMenu: $('mode-menu'),
+  title: $('topbar-title'),
+  sidebar: $('sidebar'),
+  backdrop: $('backdrop'),
+  toast: $('toast'),
+  theme: $('theme-toggle'),
+};
+
+const chats = new ChatList($('chat-list'), { onOpen: (id) => openChat(id, true), onDelete: deleteChat });
+const spaces = new SpacesPanel($('spaces'), { toast });
+
+// ---- boot ----
+
+function boot() {
+  applyStatic(document);
+  for (const b of document.querySelectorAll('[data-icon]')) b.prepend(icon(b.dataset.icon));
+  setupTheme();
+  setupComposer();
+  setupModeMenu();
+  setupSidebar();
+  loadModes();
+  loadChats();
+  spaces.init();
+  window.addEventListener('popstate', () => route(false));
+  route(false);
+  document.body.classList.add('ready');
+}
+
+function route(push) {
+  const m = /^\/c\/([^/]+)\/?$/.exec(location.pathname);
+  if (m) openChat(decodeURIComponent(m[1]), push);
+  else newChat(push);
+}
+
+// ---- modes ----
+
+async function loadModes() {
+  try {
+    const body = await api.modes();
+    state.modes = Array.isArray(body?.modes) ? body.modes.filter((m) => m && m.id) : [];
+  } catch (e) {
+    toast(e.message);
+  }
+  if (!state.modes.length) state.modes = [{ id: state.mode, description: '' }];
+  if (!state.modes.some((m) => m.id === state.mode)) {
+    state.mode = state.modes.some((m) => m.id === 'search') ? 'search' : state.modes[0].id;
+  }
+  renderModes();
+}
+
+function setMode(id) {
+  state.mode = id;
+  storage.set(MODE_KEY, id);
+  renderModes();
+}
+
+function renderModes() {
+  el.modeBtn.replaceChildren(icon(MODE_ICONS[state.mode] || 'sparkle'), h('span', { class: 'mode-name' }, modeName(state.mode)), icon('chevron', 'chev'));
+  el.modeBtn.title = t('mode');
+  el.modeBtn.dataset.mode = state.mode;
+  el.modeMenu.replaceChildren(...state.modes.map((m) => {
+    const opt = h('button', {
+      class: 'mode-option', type: 'button', role: 'option', 'aria-selected': String(m.id === state.mode), dataset: { mode: m.id },
+    }, h('span', { class: 'mode-icon' }, icon(MODE_ICONS[m.id] || 'sparkle')),
+    h('span', { class: 'mode-text' }, h('span', { class: 'mode-option-name' }, modeName(m.id)), h('span', { class: 'mode-option-desc' }, modeDescription(m.id, m.description))),
+    m.id === state.mode ? icon('check', 'mode-check') : null);
+    opt.addEventListener('click', () => {
+      setMode(m.id);
+      closeModeMenu();
+      el.input.focus();
+    });
+    return opt;
+  }));
+}
+
+function setupModeMenu() {
+  el.modeBtn.addEventListener('click', () => (el.modeMenu.hidden ? openModeMenu() : closeModeMenu()));
+  el.modeMenu.addEventListener('keydown', (e) => {
+    const opts = [...el.modeMenu.querySelectorAll('.mode-option')];
+    const i = opts.indexOf(document.activeElement);
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      const n = opts.length;
+      opts[(i + (e.key === 'ArrowDown' ? 1 : n - 1)) % n]?.focus();
+    } else if (e.key === 'Escape') {
+      closeModeMenu();
+      el.modeBtn.focus();
+    }
+  });
+  document.addEventListener('click', (e) => {
+    if (!el.modeMenu.hidden && !e.target.closest('.mode-picker')) closeModeMenu();
+  });
+}
+
+function openModeMenu() {
+  el.modeMenu.hidden = false;
+  el.modeBtn.setAttribute('aria-expanded', 'true');
+  (el.modeMenu.querySelector('[aria-selected="true"]') || el.modeMenu.firstElementChild)?.focus();
+}
+
+function closeModeMenu() {
+  el.modeMenu.hidden = true;
+  el.modeBtn.setAttribute('aria-expanded', 'false');
+}
+
+// ---- composer ----
+
+function setupComposer() {
+  const resize = () => {
+    el.input.style.height = 'auto';
+    el.input.style.height = Math.min(el.input.scrollHeight, 240) + 'px';
+  };
+  el.input.addEventListener('input', resize);
+  el.input.addEventListener('keydown', (e) => {
+    // Enter sends, Shift+Enter is a new line; an IME composing text keeps
+    // its Enter.
+    if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey && !e.isComposing) {
+      e.preventDefault();
+      el.composer.requestSubmit();
+    }
+  });
+  el.composer.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (isLiveHere()) {
+      stop(state.live);
+      return;
+    }
+    const text = el.input.value.trim();
+    if (!text) return;
+    el.input.value = '';
+    resize();
+    ask(text);
+  });
+}
+
+// isLiveHere reports whether the chat on screen is the one streaming.
+function isLiveHere() {
+  const live = state.live;
+  return !!live && (live.view === state.view || (!!live.chatId && live.chatId === state.chatId));
+}
+
+function updateSendButton() {
+  const live = isLiveHere();
+  el.send.replaceChildren(icon(live ? 'stop' : 'arrowUp'));
+  el.send.title = live ? t('stop') : t('send');
+  el.send.setAttribute('aria-label', el.send.title);
+  el.send.classList.toggle('stop', live);
+  el.composer.classList.toggle('busy', live);
+  el.input.placeholder = state.turns.length ? t('placeholderFollowUp') : t('placeholder');
+}
+
+// ask sends a question (or the answer to a clarifying question) in the
+// current chat and streams the reply.
+function ask(text) {
+  // Another chat may still be streaming: it finishes where it is.
+  if (isLiveHere()) return;
+  const mode = state.mode;
+  for (const turn of state.turns) turn.freeze();
+  const turn = new Turn({ question: text, mode, onAnswer: (answer) => ask(answer) });
+  turn.onRender = () => stickToBottom();
+  state.turns.push(turn);
+  el.hero.hidden = true;
+  el.thread.append(turn.el);
+  scrollToBottom();
+
+  const body = {
+    group: mode,
+    messages: [{ id: messageId(), role: 'user', parts: [{ type: 'text', text }] }],
+    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  };
+  if (state.chatId) body.id = state.chatId;
+  const selected = spaces.selectedIds();
+  if (selected.length) body.spaces = selected;
+  return runLive(turn, (signal) => api.search(body, signal));
+}
+
+// runLive streams a run into turn. open(signal) starts the request and
+// answers the response, or null when there is nothing to stream.
+async function runLive(turn, open) {
+  const view = state.view;
+  const ctrl = new AbortController();
+  const live = { chatId: state.chatId, view, turn, ctrl, runId: '', stopping: false };
+  state.live = live;
+  turn.begin();
+  updateSendButton();
+  let aborted = false;
+  try {
+    const res = await open(ctrl.signal);
+    if (res) {
+      live.runId = res.headers.get('X-Run-ID') || '';
+      const chatId = res.headers.get('X-Chat-ID');
+      if (chatId && !live.chatId) {
+        live.chatId = chatId;
+        chats.hint(chatId, turn.question);
+        if (state.view === view) {
+          state.chatId = chatId;
+          history.pushState(null, '', '/c/' + encodeURIComponent(chatId));
+          chats.setActive(chatId);
+          el.title.textContent = chats.title(chatId);
+        }
+        loadChats();
+      }
+      await follow(live, res);
+    }
+  } catch (e) {
+    if (ctrl.signal.aborted) aborted = true;
+    else turn.fail(e.status ? e.message : t('networkError', { msg: e.message }));
+  } finally {
+    turn.end({ aborted });
+    if (state.live === live) state.live = null;
+    updateSendButton();
+    if (live.chatId) refreshTitles(live.chatId);
+  }
+}
+
+// follow reads a run's stream into its turn. Runs go on on the server when
+// a connection drops, so a dropped stream is picked up again where it
+// stopped (GET /api/chats/{id}/stream with Last-Event-ID).
+async function follow(live, res) {
+  const cursor = {};
+  let finished = false;
+  for (let attempt = 0; ; attempt++) {
+    let dropped = null;
+    try {
+      for await (const chunk of uiMessageChunks(res.body, cursor)) {
+        live.turn.apply(chunk);
+        if (chunk.type === 'start' && !live.runId) live.runId = chunk.messageMetadata?.runId || '';
+        if (chunk.type === 'finish') finished = true;
+      }
+    } catch (e) {
+      if (live.ctrl.signal.aborted) throw e;
+      dropped = e;
+    }
+    if (finished || cursor.done) return;
+    if (!live.chatId || !cursor.lastEventId || attempt >= 4) throw dropped || new Error(t('connectionLost'));
+    await sleep(400 * 2 ** attempt);
+    res = await api.resume(live.chatId, cursor.lastEventId, live.ctrl.signal);
+    if (!res) return;
+  }
+}
+
+// stop asks the server to cancel the run; the stream then ends with the
+// run's cancelled finish. A server that cannot cancel runs loses the
+// stream instead.
+async function stop(live) {
+  if (live.stopping) return;
+  live.stopping = true;
+  if (live.runId) {
+    try {
+      await api.cancelRun(live.runId);
+      setTimeout(() => live.ctrl.abort(), 8000); // the finish should come long before
+      return;
+    } catch {
+      // no cancel endpoint, or the run is gone: drop the stream
+    }
+  }
+  live.ctrl.abort();
+}
+
+function messageId() {
+  const b = crypto.getRandomValues(new Uint8Array(12));
+  return 'msg-' + [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+// refreshTitles reloads the chat list after a run; the server names a new
+// chat in the background, so a missing title is looked for again shortly.
+async function refreshTitles(chatId) {
+  for (const wait of [0, 1000, 2500, 5000, 10000]) {
+    if (wait) await sleep(wait);
+    await loadChats();
+    if (chatId === state.chatId) el.title.textContent = chats.title(chatId);
+    if (chats.chats.some((c) => c.id === chatId && c.title)) return;
+  }
+}
+
+// ---- chats ----
+
+async function loadChats() {
+  try {
+    const body = await api.chats();
+    chats.set(body?.chats || []);
+    chats.setActive(state.chatId);
+  } catch (e) {
+    toast(t('listFailed', { msg: e.message }));
+  }
+}
+
+function resetView() {
+  state.view++;
+  state.turns = [];
+  el.thread.replaceChildren();
+  closeSidebar();
+}
+
+function newChat(push) {
+  resetView();
+  state.chatId = null;
+  el.hero.hidden = false;
+  el.title.textContent = '';
+  chats.setActive(null);
+  if (push && location.pathname !== '/') history.pushState(null, '', '/');
+  updateSendButton();
+  el.input.focus();
+}
+
+async function openChat(id, push) {
+  resetView();
+  state.chatId = id;
+  el.hero.hidden = true;
+  chats.setActive(id);
+  el.title.textContent = chats.title(id);
+  if (push) history.pushState(null, '', '/c/' + encodeURIComponent(id));
+  updateSendButton();
+  const view = state.view;
+  let body;
+  try {
+    body = await api.chat(id);
+  } catch (e) {
+    if (view !== state.view) return;
+    el.thread.replaceChildren(h('p', { class: 'thread-note' }, e.status === 404 ? t('chatGone') : t('loadFailed', { msg: e.message })));
+    return;
+  }
+  if (view !== state.view) return;
+  el.title.textContent = body.chat?.title || '';
+  if (body.chat?.mode && state.modes.some((m) => m.id === body.chat.mode)) setMode(body.chat.mode);
+  const msgs = Array.isArray(body.messages) ? body.messages : [];
+  const turns = [];
+  let pending = null;
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i];
+    if (m.role !== 'user') continue;
+    const next = msgs[i + 1] && msgs[i + 1].role === 'assistant' ? msgs[i + 1] : null;
+    const last = !msgs.slice(i + 1).some((x) => x.role === 'user');
+    // The run streaming now in this chat shows live instead of its
+    // half-stored copy.
+    if (last && !next && state.live && state.live.chatId === id) {
+      turns.push(state.live.turn);
+      continue;
+    }
+    const turn = Turn.fromStored(m, next, { onAnswer: (answer) => ask(answer) });
+    if (last && !next) pending = turn;
+    turns.push(turn);
+  }
+  turns.forEach((turn, k) => {
+    if (k < turns.length - 1) turn.freeze();
+    turn.onRender = () => stickToBottom();
+  });
+  state.turns = turns;
+  el.thread.replaceChildren(...turns.map((x) => x.el));
+  updateSendButton();
+  scrollToBottom();
+  // A question without an answer: its run may still be going (or ended
+  // after this page left); the chat's stream replays and follows it.
+  if (pending && !state.live) runLive(pending, (signal) => api.resume(id, '', signal));
+}
+
+async function deleteChat(id) {
+  try {
+    await api.deleteChat(id);
+  } catch (e) {
+    toast(t('deleteFailed', { msg: e.message }));
+    chats.render();
+    return;
+  }
+  if (state.live && state.live.chatId === id) stop(state.live);
+  toast(t('deleted'));
+  if (state.chatId === id) newChat(true);
+  await loadChats();
+}
+
+// ---- layout ----
+
+function setupSidebar() {
+  $('menu-btn').addEventListener('click', openSidebar);
+  $('sidebar-close').addEventListener('click', closeSidebar);
+  el.backdrop.addEventListener('click', closeSidebar);
+  const fresh = (e) => {
+    e.preventDefault();
+    newChat(true);
+  };
+  $('new-chat').addEventListener('click', fresh);
+  $('topbar-new').addEventListener('click', fresh);
+  $('brand').addEventListener('click', fresh);
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && el.app.classList.contains('drawer-open')) closeSidebar();
+  });
+}
+
+function openSidebar() {
+  el.app.classList.add('drawer-open');
+  el.backdrop.hidden = false;
+}
+
+function closeSidebar() {
+  el.app.classList.remove('drawer-open');
+  el.backdrop.hidden = true;
+}
+
+function nearBottom() {
+  const s = el.scroller;
+  return s.scrollHeight - s.scrollTop - s.clientHeight < 160;
+}
+
+let stick = true;
+el.scroller.addEventListener('scroll', () => {
+  stick = nearBottom();
+}, { passive: true });
+
+function stickToBottom() {
+  if (stick) el.scroller.scrollTop = el.scroller.scrollHeight;
+}
+
+function scrollToBottom() {
+  stick = true;
+  requestAnimationFrame(() => {
+    el.scroller.scrollTop = el.scroller.scrollHeight;
+  });
+}
+
+// ---- theme ----
+
+function setupTheme() {
+  const render = () => {
+    const cur = document.documentElement.dataset.theme || 'system';
+    el.theme.replaceChildren(icon(cur === 'dark' ? 'moon' : cur === 'light' ? 'sun' : 'auto'),
+      h('span', { class: 'theme-label' }, t(cur === 'dark' ? 'themeDark' : cur === 'light' ? 'themeLight' : 'themeSystem')));
+    el.theme.title = t(cur === 'dark' ? 'themeDark' : cur === 'light' ? 'themeLight' : 'themeSystem');
+    el.theme.dataset.theme = cur;
+  };
+  el.theme.addEventListener('click', () => {
+    // system → light → dark → system
+    const cur = document.documentElement.dataset.theme || 'system';
+    const next = cur === 'system' ? 'light' : cur === 'light' ? 'dark' : 'system';
+    if (next === 'system') {
+      delete document.documentElement.dataset.theme;
+      storage.remove(THEME_KEY);
+    } else {
+      document.documentElement.dataset.theme = next;
+      storage.set(THEME_KEY, next);
+    }
+    render();
+  });
+  render();
+}
+
+// ---- helpers ----
+
+let toastTimer = 0;
+function toast(msg) {
+  el.toast.textContent = msg;
+  el.toast.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => {
+    el.toast.hidden = true;
+  }, 3500);
+}
+
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+boot();

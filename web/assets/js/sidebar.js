@@ -1,0 +1,93 @@
+// The list of past chats, grouped by day, with a two-step delete (no modal
+// dialog: the item itself asks for confirmation).
+
+import { h, icon } from './dom.js';
+import { t, dayGroup, modeName } from './i18n.js';
+
+export class ChatList {
+  // el: the container; onOpen(id), onDelete(id) → Promise.
+  constructor(el, { onOpen, onDelete }) {
+    this.el = el;
+    this.onOpen = onOpen;
+    this.onDelete = onDelete;
+    this.chats = [];
+    this.active = null;
+    this.confirming = null;
+    this.hints = new Map(); // chat id → its first question, until the server names the chat
+  }
+
+  // hint names a chat by its question while the server has no title yet.
+  hint(id, question) {
+    if (id && question && !this.hints.has(id)) this.hints.set(id, question.replace(/\s+/g, ' ').slice(0, 80));
+  }
+
+  set(chats) {
+    this.chats = Array.isArray(chats) ? chats : [];
+    this.render();
+  }
+
+  setActive(id) {
+    this.active = id;
+    for (const item of this.el.querySelectorAll('.chat-item')) item.classList.toggle('active', item.dataset.id === id);
+  }
+
+  // title is the chat's title, its question while untitled, or ''.
+  title(id) {
+    const c = this.chats.find((x) => x.id === id);
+    return (c && c.title) || this.hints.get(id) || '';
+  }
+
+  render() {
+    if (!this.chats.length) {
+      this.el.replaceChildren(h('p', { class: 'chat-empty' }, t('noChats')));
+      return;
+    }
+    const groups = new Map();
+    const now = new Date();
+    for (const c of this.chats) {
+      const d = new Date(c.updatedAt || c.createdAt || Date.now());
+      const g = dayGroup(d, now);
+      if (!groups.has(g)) groups.set(g, []);
+      groups.get(g).push(c);
+    }
+    const out = [];
+    for (const [g, chats] of groups) {
+      out.push(h('div', { class: 'chat-group' }, h('div', { class: 'chat-group-title' }, g), chats.map((c) => this.item(c))));
+    }
+    this.el.replaceChildren(...out);
+  }
+
+  item(c) {
+    const title = c.title || this.hints.get(c.id) || t('untitled');
+    if (this.confirming === c.id) {
+      const yes = h('button', { class: 'btn danger small confirm-delete', type: 'button' }, t('delete'));
+      const no = h('button', { class: 'btn small', type: 'button' }, t('cancel'));
+      yes.addEventListener('click', async () => {
+        yes.disabled = true;
+        no.disabled = true;
+        this.confirming = null;
+        await this.onDelete(c.id);
+      });
+      no.addEventListener('click', () => {
+        this.confirming = null;
+        this.render();
+      });
+      setTimeout(() => no.focus(), 0);
+      return h('div', { class: 'chat-item confirming', dataset: { id: c.id } },
+        h('span', { class: 'chat-confirm-text' }, t('confirmDelete')), h('span', { class: 'chat-confirm-actions' }, no, yes));
+    }
+    const open = h('a', { class: 'chat-open', href: '/c/' + encodeURIComponent(c.id), title }, h('span', { class: 'chat-title' }, title),
+      c.mode ? h('span', { class: 'chat-mode' }, modeName(c.mode)) : null);
+    open.addEventListener('click', (e) => {
+      if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return; // new tab
+      e.preventDefault();
+      this.onOpen(c.id);
+    });
+    const del = h('button', { class: 'icon-btn chat-delete', type: 'button', title: t('deleteChat'), 'aria-label': t('deleteChat') }, icon('trash'));
+    del.addEventListener('click', () => {
+      this.confirming = c.id;
+      this.render();
+    });
+    return h('div', { class: ['chat-item', c.id === this.active && 'active'], dataset: { id: c.id } }, open, del);
+  }
+}
