@@ -360,3 +360,28 @@ func TestDocsModeOverAPIIsStored(t *testing.T) {
 		t.Errorf("stored steps = %s (%v)", answer.ToolCalls, err)
 	}
 }
+
+// deep_research takes spaces too: its initial deep search finds the
+// passage in the person's documents.
+func TestDeepResearchTakesSpaces(t *testing.T) {
+	e := newSpacesEnv(t, nil)
+	addDocs(t, e)
+	resp := e.post(t, "/api/search", `{"id":"dr-docs","group":"deep_research","spaces":["Projects"],"messages":[{"role":"user","content":"What is the Vostok budget?"}]}`)
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	var document, finished bool
+	for _, c := range frames(t, resp.Body) {
+		switch c["type"] {
+		case "data-source":
+			d, _ := c["data"].(map[string]any)
+			document = document || (d["kind"] == "document" && strings.HasPrefix(fmt.Sprint(d["url"]), "sova://spaces/"))
+		case "finish":
+			finished = c["finishReason"] == "stop"
+		}
+	}
+	if !document || !finished {
+		t.Errorf("deep research with spaces: document passage %v, finished %v", document, finished)
+	}
+}

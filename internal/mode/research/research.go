@@ -381,3 +381,11 @@ func dateIn(now time.Time, tz string) string {
 	}
 	return now.Format("Monday, 2 January 2006")
 }
+
+// SearchesDocuments implements mode.DocumentAware: with spaces named, the
+// initial deep search reads the person's documents beside the web, and
+// what it finds is the research's starting context.
+func (r *Research) SearchesDocuments() bool {
+	da, ok := r.searcher.(mode.DocumentAware)
+	return ok && da.SearchesDocuments()
+}
