@@ -271,6 +271,18 @@ func TestServeKeepsChatsAcrossRestart(t *testing.T) {
 	if !strings.Contains(s.logs.String(), "this machine only") {
 		t.Errorf("serve should say it listens locally:\n%s", s.logs)
 	}
+	// The real AI SDK client consumes the stream of the running binary.
+	if node, err := exec.LookPath("node"); err == nil {
+		if _, err := os.Stat("../../test/aisdk/node_modules/ai"); err == nil {
+			cmd := exec.Command(node, "../../test/aisdk/validate.mjs", "--url", s.url+"/api/search",
+				"--body", `{"id":"sdk-live","group":"search","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"How did presidents describe the economy in the 1930s?"}]}]}`)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("AI SDK rejected the stream of sova serve: %v\n%s", err, out)
+			}
+		} else {
+			t.Log("AI SDK not installed (npm ci --prefix test/aisdk): live stream check skipped")
+		}
+	}
 	resp, err := http.Post(s.url+"/api/search", "application/json",
 		strings.NewReader(`{"id":"persist","group":"search","messages":[{"role":"user","content":"How did presidents describe the economy in the 1930s?"}]}`))
 	if err != nil {

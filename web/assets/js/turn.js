@@ -221,9 +221,18 @@ export class Turn {
       return;
     }
     if (!('rewrittenQuery' in steps || 'iterations' in steps || 'pages' in steps)) {
-      // Another mode's record (a research plan, agents, decisions): each
-      // structured field shows as a step, as its live data part did.
+      // A research run's record holds the last state of its plan, agents
+      // and decisions: they show as their live parts did.
+      const research = 'plan' in steps && Array.isArray(steps.agents);
+      if (research) {
+        if (steps.plan && typeof steps.plan === 'object') this.extras.set('research_plan\u0000stored', { name: 'research_plan', data: steps.plan });
+        steps.agents.forEach((a, i) => this.extras.set(`research_agent\u0000stored-${i}`, { name: 'research_agent', data: a }));
+        const decisions = Array.isArray(steps.decisions) ? steps.decisions : [];
+        decisions.forEach((d, i) => this.extras.set(`supervisor_decision\u0000stored-${i}`, { name: 'supervisor_decision', data: d }));
+      }
+      // Another mode's record: each structured field shows as a step.
       for (const [k, v] of Object.entries(steps)) {
+        if (research && (k === 'plan' || k === 'agents' || k === 'decisions')) continue;
         if (v && typeof v === 'object' && Object.keys(v).length) this.extras.set(`${k}\u0000stored`, { name: k, data: v });
       }
       return;
@@ -347,7 +356,24 @@ export class Turn {
     if (!placed.queries && this.queries.size) rows.push(this.queriesBlock());
     if (!placed.pages && this.pages.size) rows.push(this.pagesBlock());
     for (const [id, tool] of this.tools) rows.push(this.keyed('tool:' + id, JSON.stringify(tool), () => toolRow(tool)));
-    for (const [key, x] of generic) rows.push(this.keyed('data:' + key, JSON.stringify(x.data), () => genericRow(x.name, x.data)));
+    // Research agents share one grid and notes one list, each placed where
+    // its first part arrived; other parts are rows of their own.
+    let agentGrid = null;
+    let noteList = null;
+    for (const [key, x] of generic) {
+      const view = RESEARCH_VIEWS.get(x.name);
+      const el = this.keyed('data:' + key, JSON.stringify(x.data), () => (view ? view(x.data) : genericRow(x.name, x.data)));
+      if (x.name === 'research_agent') {
+        if (!agentGrid) rows.push((agentGrid = h('div', { class: 'step-block agent-grid' })));
+        agentGrid.append(el);
+      } else if (x.name === 'research_note') {
+        if (!noteList) {
+          noteList = h('ul', { class: 'research-notes' });
+          rows.push(h('div', { class: 'step-block notes-block' }, h('div', { class: 'query-iter' }, t('researchNotes')), noteList));
+        }
+        noteList.append(el);
+      } else rows.push(el);
+    }
     if (this.reasoning) {
       rows.push(this.keyed('reasoning', this.reasoning, () => h('details', { class: 'step reasoning' },
         h('summary', null, t('reasoning')), h('div', { class: 'reasoning-text' }, this.reasoning))));
@@ -585,6 +611,133 @@ function genericRow(name, data) {
     h('span', { class: 'step-icon' }, icon('sparkle')),
     h('div', { class: 'step-main' }, h('div', { class: 'step-title' }, humanize(name)), h('div', { class: 'value' }, valueView(data, 0))));
 }
+
+// ---- deep research progress ----
+// Views of the research mode's parts (internal/mode/research/events.go).
+// Payloads come from the network: every field is checked before use and a
+// missing or odd one renders as nothing rather than throwing.
+
+const MAX_ITEMS = 60;
+
+function str(v) {
+  return typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : '';
+}
+
+function list(v) {
+  return Array.isArray(v) ? v.slice(0, MAX_ITEMS).map(rec) : [];
+}
+
+function rec(v) {
+  return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+}
+
+function count(v) {
+  const n = Number(v);
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+// label translates a known value of a field (a state, a status) and shows
+// an unknown one as words.
+function label(prefix, v) {
+  const s = str(v);
+  if (!s) return '';
+  return has(prefix + s) ? t(prefix + s) : humanize(s);
+}
+
+// agentName names an agent by its id ("agent_3" → "Researcher 3").
+function agentName(id, number) {
+  const n = count(number) || count((/^agent[_-](\d+)$/.exec(str(id)) || [])[1]);
+  if (n) return t('agentN', { n });
+  return str(id) || t('agent');
+}
+
+function planView(raw) {
+  const d = rec(raw);
+  const rev = count(d.revision);
+  const themes = list(d.themes).map((th) => {
+    const tasks = list(th.tasks).filter((tk) => str(tk.title));
+    return h('li', { class: 'plan-theme' },
+      h('div', { class: 'plan-theme-title' }, str(th.title) || '—'),
+      str(th.description) ? h('div', { class: 'plan-theme-desc' }, str(th.description)) : null,
+      tasks.length ? h('ul', { class: 'plan-tasks' }, tasks.map((tk) => h('li', { title: str(tk.objective) || null }, str(tk.title)))) : null);
+  });
+  return h('div', { class: 'step research-plan', dataset: { part: 'research_plan' } },
+    h('span', { class: 'step-icon' }, icon('list')),
+    h('div', { class: 'step-main' },
+      h('div', { class: 'step-title' }, t('researchPlan'), rev ? h('span', { class: 'plan-rev' }, t('planRevision', { n: rev })) : null),
+      str(d.goal) ? h('div', { class: 'plan-goal' }, str(d.goal)) : null,
+      themes.length ? h('ol', { class: 'plan-themes' }, themes) : null));
+}
+
+function agentView(raw) {
+  const d = rec(raw);
+  const state = str(d.state);
+  const busy = state === 'working' || state === 'reflecting';
+  const todos = list(d.todos).map((td) => {
+    const st = str(td.status);
+    const mark = st === 'in_progress' ? spinner() : st === 'done' ? icon('check') : st === 'failed' ? icon('alert', 'bad') : h('span', { class: 'todo-dot' });
+    return h('li', { class: 'todo', dataset: { status: st } },
+      h('span', { class: 'todo-mark' }, mark),
+      h('span', { class: 'todo-title' }, str(td.title)),
+      st ? h('span', { class: 'todo-status' }, label('todo_', st)) : null);
+  });
+  const notes = count(d.notes);
+  return h('div', { class: 'agent-card', dataset: { part: 'research_agent', agent: str(d.id), state } },
+    h('div', { class: 'agent-head' },
+      h('span', { class: 'agent-icon' }, busy ? spinner() : icon(state === 'done' ? 'check' : 'sparkle')),
+      h('span', { class: 'agent-name' }, agentName(d.id, d.number)),
+      state ? h('span', { class: 'agent-state' }, label('agentState_', state)) : null),
+    str(d.specialisation) ? h('div', { class: 'agent-spec' }, str(d.specialisation)) : null,
+    str(d.currentTodo) ? h('div', { class: 'agent-current' }, h('span', { class: 'muted' }, t('agentCurrent') + ' '), str(d.currentTodo)) : null,
+    str(d.detail) ? h('div', { class: 'agent-detail' }, str(d.detail)) : null,
+    todos.length ? h('ul', { class: 'agent-todos' }, todos) : null,
+    h('div', { class: 'agent-foot' }, plural('notes', notes)));
+}
+
+function noteView(raw) {
+  const d = rec(raw);
+  const sources = list(d.sources).map((s) => {
+    const url = safeURL(str(s.url), new Set(['http:', 'https:']));
+    const text = str(s.title) || hostOf(str(s.url)) || str(s.url);
+    if (!text) return null;
+    const num = count(s.number) ? h('span', { class: 'note-src-n' }, String(count(s.number))) : null;
+    return h('li', null, num, url ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', title: str(s.url) }, text) : h('span', null, text));
+  }).filter(Boolean);
+  return h('li', { class: 'research-note', dataset: { part: 'research_note', agent: str(d.agent) } },
+    h('span', { class: 'q-icon' }, icon('doc')),
+    h('div', { class: 'note-main' },
+      h('div', { class: 'note-title' }, str(d.title) || str(d.todo) || '—'),
+      h('div', { class: 'note-meta' }, [str(d.agent) ? agentName(d.agent) : '', str(d.todo) && str(d.title) ? str(d.todo) : ''].filter(Boolean).join(' · ')),
+      sources.length ? h('ul', { class: 'note-sources' }, sources) : null));
+}
+
+function decisionView(raw) {
+  const d = rec(raw);
+  const decision = str(d.decision);
+  const title = decision && has('decision_' + decision) ? t('decision_' + decision) : t('decisionOther', { decision: humanize(decision) || '—' });
+  const call = count(d.call);
+  const max = count(d.maxCalls);
+  const todos = list(d.newTodos).filter((x) => str(x.title));
+  return h('div', { class: 'step decision', dataset: { part: 'supervisor_decision', decision } },
+    h('span', { class: 'step-icon' }, icon(decision === 'finish' ? 'check' : decision === 'replan' ? 'layers' : 'chat')),
+    h('div', { class: 'step-main' },
+      h('div', { class: 'step-title' }, h('span', { class: 'decision-text' }, title),
+        call ? h('span', { class: 'decision-call' }, max ? t('decisionCall', { n: call, max }) : `#${call}`) : null,
+        d.forced === true ? h('span', { class: 'decision-call' }, t('decisionForced')) : null),
+      str(d.agent) ? h('div', { class: 'step-detail' }, t('decisionReviewed', { agent: agentName(d.agent) })) : null,
+      str(d.reason) ? h('div', { class: 'decision-reason' }, str(d.reason)) : null,
+      todos.length ? h('div', { class: 'decision-todos' }, h('div', { class: 'muted' }, t('newTodos')),
+        h('ul', null, todos.map((x) => h('li', null, str(x.agent) ? h('span', { class: 'muted' }, agentName(x.agent) + ': ') : null, str(x.title))))) : null));
+}
+
+// RESEARCH_VIEWS maps part names to their views; a Map, so that a part
+// named after an Object property ("constructor") finds nothing.
+const RESEARCH_VIEWS = new Map([
+  ['research_plan', planView],
+  ['research_agent', agentView],
+  ['research_note', noteView],
+  ['supervisor_decision', decisionView],
+]);
 
 function valueView(v, depth) {
   if (v == null) return h('span', { class: 'muted' }, '—');
