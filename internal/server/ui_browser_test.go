@@ -701,8 +701,8 @@ func TestBrowserModules(t *testing.T) {
 		chunks := []map[string]any{
 			{"type": "start", "messageId": "m1", "messageMetadata": map[string]any{"runId": "r1", "mode": "deep_research"}},
 			{"type": "data-status", "id": "status-plan", "data": map[string]any{"stage": "plan", "message": "Planning the research"}},
-			{"type": "data-research_plan", "id": "plan", "data": map[string]any{"title": "old"}},
-			{"type": "data-research_plan", "id": "plan", "data": map[string]any{"title": "Economy of the 1930s", "themes": []any{map[string]any{"name": "Banking", "todos": []string{"fireside chats", "bank holiday"}}}}},
+			{"type": "data-outline", "id": "plan", "data": map[string]any{"title": "old"}},
+			{"type": "data-outline", "id": "plan", "data": map[string]any{"title": "Economy of the 1930s", "themes": []any{map[string]any{"name": "Banking", "todos": []string{"fireside chats", "bank holiday"}}}}},
 			{"type": "data-agent", "id": "agent-1", "data": map[string]any{"name": "Researcher 1", "todos": []string{"read FDR"}, "note": "<script>window.__pwned=1</script>"}},
 			{"type": "tool-input-available", "toolCallId": "t1", "toolName": "web_search", "input": map[string]any{"query": "bank holiday 1933"}, "providerExecuted": true},
 			{"type": "tool-output-available", "toolCallId": "t1", "output": map[string]any{"results": 3}, "providerExecuted": true},
@@ -760,7 +760,7 @@ func TestBrowserModules(t *testing.T) {
 		if len(got.Reports) != 2 || strings.Join(got.Reports[0], " ") != e.srv.URL+"/api/runs/r1/report.pdf "+e.srv.URL+"/api/runs/r1/report.md" || strings.Join(got.Reports[1], " ") != "https://example.com/r.md" {
 			t.Errorf("reports: %v", got.Reports)
 		}
-		if len(got.Generic) != 2 || !strings.Contains(got.Generic[0], "research_plan: Research plan") || !strings.Contains(got.Generic[0], "Economy of the 1930s") ||
+		if len(got.Generic) != 2 || !strings.Contains(got.Generic[0], "outline: Outline") || !strings.Contains(got.Generic[0], "Economy of the 1930s") ||
 			strings.Contains(got.Generic[0], "old") || !strings.Contains(got.Generic[0], "bank holiday") || !strings.Contains(got.Generic[1], "<script>window.__pwned=1</script>") {
 			t.Errorf("generic parts: %q", got.Generic)
 		}
@@ -788,6 +788,8 @@ func TestBrowserModules(t *testing.T) {
 			Cite      string
 			Clarify   bool
 			Generic   []string
+			Plan      string
+			Agents    []string
 		}
 		tb.eval(`(async () => {
 			const { Turn } = await import('/assets/js/turn.js');
@@ -798,7 +800,7 @@ func TestBrowserModules(t *testing.T) {
 				toolCalls: [{step: 1, tool: 'web_search', input: {query: 'bmw x6 price'}, summary: '5 results'}],
 				parts: [{type: 'text', text: 'Which?'}, {type: 'data-clarification', data: {runId: 'r', questions: ['Which market?']}}]});
 			const research = Turn.fromStored({role: 'user', content: 'Q3'}, {role: 'assistant', mode: 'deep_research', content: 'Report', finishReason: 'stop',
-				toolCalls: {plan: {goal: 'G', themes: [{title: 'T'}]}, agents: [{name: 'a1'}], decisions: [], notes: 3}});
+				toolCalls: {plan: {goal: 'G', themes: [{title: 'T'}]}, agents: [{id: 'agent_1', specialisation: 'Banks', state: 'done'}], decisions: [], notes: 3, extra: {k: 'v'}}});
 			return {
 				queries: [...search.el.querySelectorAll('.query')].map(q => q.dataset.status + ':' + q.querySelector('.q-text').textContent),
 				rewritten: search.el.querySelector('.step-query')?.textContent || '',
@@ -807,6 +809,8 @@ func TestBrowserModules(t *testing.T) {
 				cite: search.el.querySelector('.answer a.cite')?.getAttribute('href') || '',
 				clarify: !!agent.el.querySelector('.clarify .clarify-form:not([hidden])'),
 				generic: [...research.el.querySelectorAll('.step.generic')].map(g => g.dataset.part),
+				plan: research.el.querySelector('.research-plan')?.textContent || '',
+				agents: [...research.el.querySelectorAll('.agent-card')].map(a => a.textContent),
 			};
 		})()`, &got)
 		if strings.Join(got.Queries, "|") != "completed:q a|error:q b" || got.Rewritten != "Q1 rewritten" || got.Cite != "https://example.com/x" {
@@ -815,9 +819,129 @@ func TestBrowserModules(t *testing.T) {
 		if !strings.Contains(got.Tool, "Web search") || !strings.Contains(got.Tool, "bmw x6 price") || !got.ToolDone || !got.Clarify {
 			t.Errorf("stored agent turn: %+v", got)
 		}
-		if strings.Join(got.Generic, ",") != "plan,agents" {
-			t.Errorf("stored research turn: %v", got.Generic)
+		// The research record's plan and agents show as their live parts
+		// did; any other structured field as a generic step.
+		if strings.Join(got.Generic, ",") != "extra" || !strings.Contains(got.Plan, "G") || !strings.Contains(got.Plan, "T") ||
+			len(got.Agents) != 1 || !strings.Contains(got.Agents[0], "Researcher 1") || !strings.Contains(got.Agents[0], "Banks") {
+			t.Errorf("stored research turn: %+v", got)
 		}
+	})
+
+	// The deep research mode's progress parts, in the shapes of
+	// internal/mode/research/events.go: a plan, one card per agent replaced
+	// in place, notes with their sources, the supervisor's decisions.
+	t.Run("research", func(t *testing.T) {
+		const hostile = "<img src=x onerror=window.__pwned=1>"
+		agent := func(state, current string, notes int, todos ...map[string]any) map[string]any {
+			return map[string]any{"id": "agent_1", "number": 1, "specialisation": "Banking policy of the New Deal", "state": state,
+				"currentTodo": current, "todos": todos, "notes": notes}
+		}
+		todo := func(id int, title, status string) map[string]any {
+			return map[string]any{"id": id, "title": title, "status": status}
+		}
+		chunks := []map[string]any{
+			{"type": "start", "messageId": "m2", "messageMetadata": map[string]any{"runId": "r3", "mode": "deep_research"}},
+			{"type": "data-status", "id": "status-plan", "data": map[string]any{"stage": "plan", "message": "Planning the research"}},
+			{"type": "data-research_plan", "id": "research-plan", "data": map[string]any{"goal": "How presidents of the 1930s described the economy", "revision": 0,
+				"themes": []any{
+					map[string]any{"title": "Hoover's reassurance", "description": "Speeches of 1930-1932", "tasks": []any{map[string]any{"title": "Collect Hoover's statements on recovery", "objective": "Quotes with dates"}}},
+					map[string]any{"title": "Roosevelt's repair", "tasks": []any{map[string]any{"title": "Read the first fireside chat"}, map[string]any{"title": "Find the 1936 income figures"}}},
+				}}},
+			{"type": "data-status", "id": "status-research", "data": map[string]any{"stage": "research", "message": "Researching with 2 agents"}},
+			{"type": "data-research_agent", "id": "agent-1", "data": agent("ready", "", 0, todo(1, "Read the first fireside chat", "pending"), todo(2, "Find the 1936 income figures", "pending"))},
+			{"type": "data-research_agent", "id": "agent-2", "data": map[string]any{"id": "agent_2", "number": 2, "specialisation": "Hoover administration", "state": "working",
+				"currentTodo": "Collect Hoover's statements on recovery", "todos": []any{todo(1, "Collect Hoover's statements on recovery", "in_progress")}, "notes": 0}},
+			{"type": "data-research_agent", "id": "agent-1", "data": agent("working", "Read the first fireside chat", 1,
+				todo(1, "Read the first fireside chat", "done"), todo(2, "Find the 1936 income figures", "in_progress"), todo(3, "Dropped task", "skipped"))},
+			{"type": "data-research_note", "id": "note-1", "data": map[string]any{"item": 1, "agent": "agent_1", "todo": "Read the first fireside chat", "title": "The bank holiday explained",
+				"sources": []any{map[string]any{"number": 1, "url": "https://example.com/fireside", "title": "First fireside chat"}, map[string]any{"number": 2, "url": "javascript:window.__pwned=1", "title": "Bad link"}}, "file": "notes/1.md"}},
+			{"type": "data-supervisor_decision", "id": "decision-1", "data": map[string]any{"call": 1, "maxCalls": 6, "agent": "agent_1", "decision": "continue",
+				"reason": "Income figures are still missing", "newTodos": []any{map[string]any{"agent": "agent_2", "title": "Compare with Hoover's 1932 claims"}}}},
+			// Hostile strings and wrong types everywhere: text, never markup,
+			// and no exception.
+			{"type": "data-research_agent", "id": "agent-3", "data": map[string]any{"id": hostile, "specialisation": hostile, "state": hostile, "currentTodo": hostile,
+				"todos": []any{map[string]any{"title": hostile, "status": hostile}, "not an object", nil}, "notes": "many"}},
+			{"type": "data-research_note", "id": "note-2", "data": map[string]any{"title": hostile, "sources": "nope"}},
+			{"type": "data-supervisor_decision", "id": "decision-2", "data": map[string]any{"decision": hostile, "reason": hostile, "newTodos": map[string]any{"x": 1}}},
+			{"type": "data-research_plan", "id": "broken", "data": []any{1, 2}},
+			{"type": "data-supervisor_decision", "id": "decision-3", "data": nil},
+			{"type": "data-constructor", "id": "c", "data": map[string]any{"k": "v"}},
+		}
+		in, _ := json.Marshal(chunks)
+		var got struct {
+			Plan      string
+			Themes    []string
+			Agents    []struct{ ID, State, Spec, Current, Foot string }
+			Todos     []string
+			Notes     []string
+			Links     []string
+			Decisions []string
+			Generic   []string
+			Hostile   int
+			Pwned     string
+			Imgs      int
+		}
+		tb.eval(`(async () => {
+			const { Turn } = await import('/assets/js/turn.js');
+			const turn = new Turn({question: 'How did presidents of the 1930s describe the economy?', mode: 'deep_research'});
+			document.querySelector('#hero').hidden = true;
+			document.querySelector('#thread').replaceChildren(turn.el);
+			turn.begin();
+			for (const c of `+string(in)+`) turn.apply(c);
+			turn.flush();
+			const text = (el, sel) => el.querySelector(sel)?.textContent || '';
+			return {
+				plan: text(turn.el, '.research-plan'),
+				themes: [...turn.el.querySelectorAll('.plan-theme-title')].map(e => e.textContent),
+				agents: [...turn.el.querySelectorAll('.agent-card')].map(a => ({id: a.dataset.agent, state: text(a, '.agent-state'), spec: text(a, '.agent-spec'), current: text(a, '.agent-current'), foot: text(a, '.agent-foot')})),
+				todos: [...turn.el.querySelectorAll('.agent-card[data-agent="agent_1"] .todo')].map(li => li.dataset.status + ':' + text(li, '.todo-title') + ':' + text(li, '.todo-status')),
+				notes: [...turn.el.querySelectorAll('.research-note')].map(n => text(n, '.note-title') + ' | ' + text(n, '.note-meta')),
+				links: [...turn.el.querySelectorAll('.note-sources a')].map(a => a.getAttribute('href') + ' ' + a.target),
+				decisions: [...turn.el.querySelectorAll('.step.decision')].map(d => d.textContent),
+				generic: [...turn.el.querySelectorAll('.step.generic')].map(g => g.dataset.part),
+				hostile: [...turn.el.querySelectorAll('.steps *')].filter(e => e.childElementCount === 0 && e.textContent.includes('<img src=x onerror=window.__pwned=1>')).length,
+				pwned: typeof window.__pwned,
+				imgs: turn.el.querySelectorAll('.steps img').length,
+			};
+		})()`, &got)
+		if !strings.Contains(got.Plan, "Research plan") || !strings.Contains(got.Plan, "How presidents of the 1930s described the economy") ||
+			!strings.Contains(got.Plan, "Read the first fireside chat") || strings.Join(got.Themes, "|") != "Hoover's reassurance|Roosevelt's repair|—" {
+			t.Errorf("plan: %q, themes %q", got.Plan, got.Themes)
+		}
+		if len(got.Agents) != 3 {
+			t.Fatalf("agent cards = %+v, want 3 (agent-1 replaced in place)", got.Agents)
+		}
+		a1 := got.Agents[0]
+		if a1.ID != "agent_1" || a1.State != "working" || a1.Spec != "Banking policy of the New Deal" || a1.Current != "Now: Read the first fireside chat" || a1.Foot != "1 note" {
+			t.Errorf("agent 1 card: %+v", a1)
+		}
+		if got.Agents[1].Spec != "Hoover administration" || got.Agents[2].Spec != hostile || got.Agents[2].Foot != "0 notes" {
+			t.Errorf("other agent cards: %+v", got.Agents[1:])
+		}
+		want := "done:Read the first fireside chat:done|in_progress:Find the 1936 income figures:in progress|skipped:Dropped task:skipped"
+		if strings.Join(got.Todos, "|") != want {
+			t.Errorf("agent 1 todos:\n got %q\nwant %q", strings.Join(got.Todos, "|"), want)
+		}
+		if len(got.Notes) != 2 || got.Notes[0] != "The bank holiday explained | Researcher 1 · Read the first fireside chat" || !strings.HasPrefix(got.Notes[1], hostile) {
+			t.Errorf("notes: %q", got.Notes)
+		}
+		if strings.Join(got.Links, "|") != "https://example.com/fireside _blank" {
+			t.Errorf("note source links: %q", got.Links)
+		}
+		if len(got.Decisions) != 3 || !strings.Contains(got.Decisions[0], "Supervisor: continue") || !strings.Contains(got.Decisions[0], "review 1 of 6") ||
+			!strings.Contains(got.Decisions[0], "Income figures are still missing") || !strings.Contains(got.Decisions[0], "Researcher 2: Compare with Hoover's 1932 claims") {
+			t.Errorf("decisions: %q", got.Decisions)
+		}
+		if strings.Join(got.Generic, ",") != "constructor" {
+			t.Errorf("generic parts: %q", got.Generic)
+		}
+		// The agent's id, specialisation, todo and current todo, the note's
+		// title and the decision's reason (the state and decision pass through
+		// humanize, which keeps the markup characters too).
+		if got.Hostile < 6 || got.Pwned != "undefined" || got.Imgs != 0 {
+			t.Errorf("hostile strings: %d text nodes, pwned %s, %d images", got.Hostile, got.Pwned, got.Imgs)
+		}
+		tb.screenshot("ui-desktop-research")
 	})
 }
 

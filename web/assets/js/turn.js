@@ -603,9 +603,8 @@ function toolInputText(input) {
   return '';
 }
 
-// genericRow shows a data part this page has no special view for (a
-// research plan, an agent's todos, a supervisor's decision) as a readable
-// tree of its fields.
+// genericRow shows a data part this page has no special view for as a
+// readable tree of its fields.
 function genericRow(name, data) {
   return h('div', { class: 'step generic', dataset: { part: name } },
     h('span', { class: 'step-icon' }, icon('sparkle')),
