@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -52,8 +53,9 @@ The question and answer are kept as a chat (see "sova chats") unless
 			if err != nil {
 				return err
 			}
-			// Logs would mix with the progress display; only problems show.
-			logger := newLogger(os.Stderr, "error")
+			// Logs would mix with the progress display, which reports a
+			// failed run itself.
+			logger := slog.New(slog.DiscardHandler)
 			ctx := cmd.Context()
 			a, err := app.New(ctx, cfg, logger)
 			if err != nil {
@@ -133,6 +135,10 @@ func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stde
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return errors.New("interrupted")
 		}
+		if !asJSON {
+			// The progress display has shown the error already.
+			return shownError{o.Err}
+		}
 		return o.Err
 	}
 	if pdfPath != "" && o.State == store.RunCompleted {
@@ -206,3 +212,10 @@ func writePDF(path string, res *mode.Result) error {
 	}
 	return f.Close()
 }
+
+// shownError is a failure the terminal display has already reported: the
+// command exits non-zero without printing it a second time.
+type shownError struct{ err error }
+
+func (e shownError) Error() string { return e.err.Error() }
+func (e shownError) Unwrap() error { return e.err }

@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -16,7 +17,10 @@ func main() {
 	err := newRoot().ExecuteContext(ctx)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "sova:", err)
+		var shown shownError
+		if !errors.As(err, &shown) {
+			fmt.Fprintln(os.Stderr, "sova:", err)
+		}
 		os.Exit(1)
 	}
 }

@@ -857,8 +857,10 @@ func TestBrowserModules(t *testing.T) {
 				"sources": []any{map[string]any{"number": 1, "url": "https://example.com/fireside", "title": "First fireside chat"}, map[string]any{"number": 2, "url": "javascript:window.__pwned=1", "title": "Bad link"}}, "file": "notes/1.md"}},
 			{"type": "data-supervisor_decision", "id": "decision-1", "data": map[string]any{"call": 1, "maxCalls": 6, "agent": "agent_1", "decision": "continue",
 				"reason": "Income figures are still missing", "newTodos": []any{map[string]any{"agent": "agent_2", "title": "Compare with Hoover's 1932 claims"}}}},
-			// Hostile strings and wrong types everywhere: text, never markup,
-			// and no exception.
+		}
+		// Hostile strings and wrong types everywhere: text, never markup,
+		// and no exception.
+		bad := []map[string]any{
 			{"type": "data-research_agent", "id": "agent-3", "data": map[string]any{"id": hostile, "specialisation": hostile, "state": hostile, "currentTodo": hostile,
 				"todos": []any{map[string]any{"title": hostile, "status": hostile}, "not an object", nil}, "notes": "many"}},
 			{"type": "data-research_note", "id": "note-2", "data": map[string]any{"title": hostile, "sources": "nope"}},
@@ -868,6 +870,20 @@ func TestBrowserModules(t *testing.T) {
 			{"type": "data-constructor", "id": "c", "data": map[string]any{"k": "v"}},
 		}
 		in, _ := json.Marshal(chunks)
+		tb.eval(`(async () => {
+			const { Turn } = await import('/assets/js/turn.js');
+			const turn = new Turn({question: 'How did presidents of the 1930s describe the economy?', mode: 'deep_research'});
+			window.__researchTurn = turn;
+			document.querySelector('#hero').hidden = true;
+			document.querySelector('#thread').replaceChildren(turn.el);
+			turn.begin();
+			for (const c of `+string(in)+`) turn.apply(c);
+			turn.flush();
+			turn.el.querySelector('.agent-grid').scrollIntoView({block: 'start'});
+			return true;
+		})()`, nil)
+		tb.screenshot("ui-desktop-research")
+		in, _ = json.Marshal(bad)
 		var got struct {
 			Plan      string
 			Themes    []string
@@ -881,12 +897,8 @@ func TestBrowserModules(t *testing.T) {
 			Pwned     string
 			Imgs      int
 		}
-		tb.eval(`(async () => {
-			const { Turn } = await import('/assets/js/turn.js');
-			const turn = new Turn({question: 'How did presidents of the 1930s describe the economy?', mode: 'deep_research'});
-			document.querySelector('#hero').hidden = true;
-			document.querySelector('#thread').replaceChildren(turn.el);
-			turn.begin();
+		tb.eval(`(() => {
+			const turn = window.__researchTurn;
 			for (const c of `+string(in)+`) turn.apply(c);
 			turn.flush();
 			const text = (el, sel) => el.querySelector(sel)?.textContent || '';
@@ -905,7 +917,7 @@ func TestBrowserModules(t *testing.T) {
 			};
 		})()`, &got)
 		if !strings.Contains(got.Plan, "Research plan") || !strings.Contains(got.Plan, "How presidents of the 1930s described the economy") ||
-			!strings.Contains(got.Plan, "Read the first fireside chat") || strings.Join(got.Themes, "|") != "Hoover's reassurance|Roosevelt's repair|—" {
+			!strings.Contains(got.Plan, "Read the first fireside chat") || strings.Join(got.Themes, "|") != "Hoover's reassurance|Roosevelt's repair" {
 			t.Errorf("plan: %q, themes %q", got.Plan, got.Themes)
 		}
 		if len(got.Agents) != 3 {
@@ -935,13 +947,11 @@ func TestBrowserModules(t *testing.T) {
 		if strings.Join(got.Generic, ",") != "constructor" {
 			t.Errorf("generic parts: %q", got.Generic)
 		}
-		// The agent's id, specialisation, todo and current todo, the note's
-		// title and the decision's reason (the state and decision pass through
-		// humanize, which keeps the markup characters too).
-		if got.Hostile < 6 || got.Pwned != "undefined" || got.Imgs != 0 {
+		// The agent's name (its id), specialisation and todo, the note's
+		// title and the decision's reason are the hostile string as text.
+		if got.Hostile != 5 || got.Pwned != "undefined" || got.Imgs != 0 {
 			t.Errorf("hostile strings: %d text nodes, pwned %s, %d images", got.Hostile, got.Pwned, got.Imgs)
 		}
-		tb.screenshot("ui-desktop-research")
 	})
 }
 
