@@ -456,3 +456,44 @@ func TestAskDeepResearchPDF(t *testing.T) {
 		t.Errorf("no Cyrillic in the PDF text:\n%.500s", text)
 	}
 }
+
+// A research run's report can be read again later from the CLI, as
+// Markdown or PDF, and its workspace exported as a folder.
+func TestRunsReportAndFiles(t *testing.T) {
+	w := newWorld(t)
+	out, stderr, err := w.sova(t, "ask", "--json", "--mode", "deep_research", "How did presidents describe the economy in the 1930s?")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var start struct {
+		Start struct{ RunID string }
+	}
+	_ = json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &start)
+	id := start.Start.RunID
+	if id == "" {
+		t.Fatalf("no run id in the first event: %.200s", out)
+	}
+	md, _, err := w.sova(t, "runs", "report", id)
+	if err != nil || len(md) < 1500 || !strings.HasPrefix(md, "# ") {
+		t.Fatalf("runs report: %v, %d bytes", err, len(md))
+	}
+	pdf := filepath.Join(t.TempDir(), "r.pdf")
+	if _, stderr, err := w.sova(t, "runs", "report", id, "--pdf", pdf); err != nil || !strings.Contains(stderr, "PDF written") {
+		t.Fatalf("runs report --pdf: %v %s", err, stderr)
+	}
+	if b, err := os.ReadFile(pdf); err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {
+		t.Errorf("PDF file: %v", err)
+	}
+	dir := t.TempDir()
+	if _, stderr, err := w.sova(t, "runs", "files", id, "--export", dir); err != nil {
+		t.Fatalf("runs files --export: %v %s", err, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run-"+id, "agents", "agent_1.md")); err != nil {
+		t.Errorf("exported workspace: %v", err)
+	}
+	// An unknown run is named as such.
+	_, errOut, err := w.sova(t, "runs", "report", "no-such-run")
+	if err == nil || !strings.Contains(errOut, "not found") {
+		t.Errorf("unknown run: %v %s", err, errOut)
+	}
+}

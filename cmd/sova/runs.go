@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/store"
 )
 
@@ -88,6 +89,34 @@ are written under DIR/run-ID/.`,
 		},
 	}
 	files.Flags().StringVar(&export, "export", "", "write the files under this folder")
-	cmd.AddCommand(show, files)
+
+	var pdfOut string
+	rep := &cobra.Command{
+		Use:   "report ID",
+		Short: "Print a completed research run's report as Markdown, or write it as PDF",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(cmd.Context(), func(st store.Store) error {
+				r, err := st.GetRun(cmd.Context(), store.LocalUserID, args[0])
+				if err != nil {
+					return fmt.Errorf("run %s: %w", args[0], err)
+				}
+				if r.State != store.RunCompleted || r.Report == "" {
+					return fmt.Errorf("run %s has no report (state: %s); reports come with completed research runs", r.ID, r.State)
+				}
+				if pdfOut == "" {
+					_, err := fmt.Fprintln(cmd.OutOrStdout(), r.Report)
+					return err
+				}
+				if err := writePDF(pdfOut, &mode.Result{Report: r.Report}); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "PDF written to %s\n", pdfOut)
+				return nil
+			})
+		},
+	}
+	rep.Flags().StringVar(&pdfOut, "pdf", "", "write the report to this PDF file instead of printing Markdown")
+	cmd.AddCommand(show, files, rep)
 	return cmd
 }
