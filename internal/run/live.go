@@ -253,7 +253,7 @@ func (s *Service) Restart(ctx context.Context, userID, runID string) (*Prepared,
 	}
 	p := &Prepared{
 		mode: m, userID: userID, question: r.Question, history: in.History, input: in, run: nr,
-		RunID: nr.ID, ChatID: r.ChatID, MessageID: newMessageID(),
+		RunID: nr.ID, ChatID: r.ChatID, MessageID: uuid.NewString(),
 	}
 	s.Start(p)
 	return p, nil
@@ -306,11 +306,6 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 		s.opt.Logger.Warn("run interrupted by a restart", "run", r.ID, "mode", r.Mode, "chat", r.ChatID)
 	}
 	return len(runs), nil
-}
-
-func newMessageID() string {
-	id, _ := uuidString()
-	return id
 }
 
 // workspace is a run's files in the store, for modes that keep a session
@@ -397,12 +392,4 @@ func (w *workspace) List(ctx context.Context) ([]string, error) {
 		out[i] = f.Path
 	}
 	return out, nil
-}
-
-func uuidString() (string, error) {
-	id, err := uuid.NewRandom()
-	if err != nil {
-		return "", err
-	}
-	return id.String(), nil
 }

@@ -19,10 +19,9 @@ type searchRequest struct {
 	Messages []inMessage `json:"messages"`
 	Spaces   []string    `json:"spaces"`
 	// WebSearch turns the docs mode's web search on or off.
-	WebSearch *bool           `json:"webSearch"`
-	Timezone  string          `json:"timezone"`
-	Trigger   string          `json:"trigger"`
-	Extra     json.RawMessage `json:"-"`
+	WebSearch *bool  `json:"webSearch"`
+	Timezone  string `json:"timezone"`
+	Trigger   string `json:"trigger"`
 }
 
 type inMessage struct {
