@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sova-ai/sova/internal/app"
@@ -20,7 +22,6 @@ import (
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/report"
 	"github.com/sova-ai/sova/internal/run"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 func newAsk() *cobra.Command {
@@ -78,7 +79,7 @@ The question and answer are kept as a chat (see "sova chats") unless
 				webSearch = &web
 			}
 			prep, err := a.Service.Prepare(ctx, run.Request{
-				UserID: store.LocalUserID, ChatID: chatID, Mode: modeID, Timezone: tz,
+				UserID: sova.LocalUserID, ChatID: chatID, Mode: modeID, Timezone: tz,
 				Messages: []llm.Message{{Role: llm.RoleUser, Content: strings.Join(args, " ")}},
 				Persist:  !noSave,
 				Spaces:   spaceIDs, WebSearch: webSearch,
@@ -141,7 +142,7 @@ func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stde
 		}
 		return o.Err
 	}
-	if pdfPath != "" && o.State == store.RunCompleted {
+	if pdfPath != "" && o.State == sova.RunCompleted {
 		if err := writePDF(pdfPath, o.Result); err != nil {
 			return err
 		}
@@ -153,7 +154,7 @@ func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stde
 	mu.Lock()
 	defer mu.Unlock()
 	_, _ = out.WriteString("\n")
-	if o.State == store.RunWaiting {
+	if o.State == sova.RunWaiting {
 		// The run waits for answers; the next message in the chat (or to
 		// the run, when the chat is not kept) continues it.
 		target := "--chat " + o.ChatID + " --mode " + prep.ModeID()

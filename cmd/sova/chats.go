@@ -7,6 +7,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sova-ai/sova/internal/store"
@@ -25,7 +27,7 @@ func newChats() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				chats, err := st.ListChats(cmd.Context(), store.LocalUserID, limit, 0)
+				chats, err := st.ListChats(cmd.Context(), sova.LocalUserID, limit, 0)
 				if err != nil {
 					return err
 				}
@@ -55,11 +57,11 @@ func newChats() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				chat, err := st.GetChat(cmd.Context(), store.LocalUserID, args[0])
+				chat, err := st.GetChat(cmd.Context(), sova.LocalUserID, args[0])
 				if err != nil {
 					return fmt.Errorf("chat %s: %w", args[0], err)
 				}
-				msgs, err := st.ListMessages(cmd.Context(), store.LocalUserID, chat.ID)
+				msgs, err := st.ListMessages(cmd.Context(), sova.LocalUserID, chat.ID)
 				if err != nil {
 					return err
 				}
@@ -97,7 +99,7 @@ func newChats() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				if err := st.DeleteChat(cmd.Context(), store.LocalUserID, args[0]); err != nil {
+				if err := st.DeleteChat(cmd.Context(), sova.LocalUserID, args[0]); err != nil {
 					return fmt.Errorf("chat %s: %w", args[0], err)
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), "deleted", args[0])

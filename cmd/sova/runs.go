@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sova-ai/sova/internal/mode"
@@ -23,7 +25,7 @@ func newRuns() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				r, err := st.GetRun(cmd.Context(), store.LocalUserID, args[0])
+				r, err := st.GetRun(cmd.Context(), sova.LocalUserID, args[0])
 				if err != nil {
 					return fmt.Errorf("run %s: %w", args[0], err)
 				}
@@ -52,7 +54,7 @@ are written under DIR/run-ID/.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				r, err := st.GetRun(cmd.Context(), store.LocalUserID, args[0])
+				r, err := st.GetRun(cmd.Context(), sova.LocalUserID, args[0])
 				if err != nil {
 					return fmt.Errorf("run %s: %w", args[0], err)
 				}
@@ -97,11 +99,11 @@ are written under DIR/run-ID/.`,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				r, err := st.GetRun(cmd.Context(), store.LocalUserID, args[0])
+				r, err := st.GetRun(cmd.Context(), sova.LocalUserID, args[0])
 				if err != nil {
 					return fmt.Errorf("run %s: %w", args[0], err)
 				}
-				if r.State != store.RunCompleted || r.Report == "" {
+				if r.State != sova.RunCompleted || r.Report == "" {
 					return fmt.Errorf("run %s has no report (state: %s); reports come with completed research runs", r.ID, r.State)
 				}
 				if pdfOut == "" {

@@ -11,13 +11,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/rank"
 	"github.com/sova-ai/sova/internal/search"
-	"github.com/sova-ai/sova/internal/store"
 	"github.com/sova-ai/sova/internal/webcache"
 )
 
@@ -149,7 +150,7 @@ type retrieval struct {
 // newRetrieval builds the page reader chain, the web cache over the store
 // and, with SOVA_EMBED_MODEL set, the hybrid reranker.
 func newRetrieval(ctx context.Context, cfg *config.Config, chain *search.Chain, fetcher *fetch.Fetcher,
-	st store.CacheStore, logger *slog.Logger) (*retrieval, error) {
+	st sova.CacheStore, logger *slog.Logger) (*retrieval, error) {
 	r := &retrieval{}
 	var reader fetch.Reader = fetcher
 	if cfg.ReaderFallback != "" {

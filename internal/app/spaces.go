@@ -5,12 +5,13 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/spaces"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // SpacesIndexDir is where the embedded index of document spaces lives
@@ -21,7 +22,7 @@ const SpacesIndexDir = "spaces"
 // index under <SOVA_DATA_DIR>/spaces. embed may be nil (BM25 only); with
 // SOVA_EMBED_MODEL set it is that model's client, and searches are hybrid.
 // The CLI uses it without the rest of the app.
-func OpenSpaces(cfg *config.Config, st store.SpaceStore, embed *llm.Client, logger *slog.Logger) (*spaces.Service, error) {
+func OpenSpaces(cfg *config.Config, st sova.SpaceStore, embed *llm.Client, logger *slog.Logger) (*spaces.Service, error) {
 	idx, err := spaces.OpenBleve(filepath.Join(cfg.DataDir, SpacesIndexDir), spaces.BleveOptions{
 		IdleClose: cfg.SpacesIdleClose, Logger: logger,
 	})

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova"
 )
 
 // maxMarker bounds how much text is held back while a "[" might still turn
@@ -20,17 +20,17 @@ const maxMarker = 32
 // Filter rewrites citation markers in streamed text. It is not safe for
 // concurrent use: one answer streams through one Filter.
 type Filter struct {
-	read    []event.Source // what the model was shown, index n-1 for [n]
-	mapping map[int]int    // shown number → published number
-	cited   []event.Source // published, in order of first citation
-	onCite  func(event.Source)
+	read    []sova.Source // what the model was shown, index n-1 for [n]
+	mapping map[int]int   // shown number → published number
+	cited   []sova.Source // published, in order of first citation
+	onCite  func(sova.Source)
 	pending strings.Builder
 }
 
 // NewFilter returns a Filter for an answer whose model was shown read[0] as
 // [1], read[1] as [2], and so on. onCite, if not nil, is called once per
 // source when it is first cited, with its published number set.
-func NewFilter(read []event.Source, onCite func(event.Source)) *Filter {
+func NewFilter(read []sova.Source, onCite func(sova.Source)) *Filter {
 	return &Filter{read: read, mapping: map[int]int{}, onCite: onCite}
 }
 
@@ -69,7 +69,7 @@ func (f *Filter) Write(delta string) string {
 
 // Extend adds sources shown to the model after the filter was made, such
 // as an agent's later tool results: they become [len+1], [len+2], ….
-func (f *Filter) Extend(srcs ...event.Source) {
+func (f *Filter) Extend(srcs ...sova.Source) {
 	f.read = append(f.read, srcs...)
 }
 
@@ -81,8 +81,8 @@ func (f *Filter) Flush() string {
 }
 
 // Cited returns the cited sources with their published numbers, in order.
-func (f *Filter) Cited() []event.Source {
-	return append([]event.Source(nil), f.cited...)
+func (f *Filter) Cited() []sova.Source {
+	return append([]sova.Source(nil), f.cited...)
 }
 
 func isMarkerRune(r rune) bool {
@@ -160,7 +160,7 @@ func parseNumbers(s string) ([]int, bool) {
 }
 
 // Apply filters a complete text at once.
-func Apply(text string, read []event.Source) (string, []event.Source) {
+func Apply(text string, read []sova.Source) (string, []sova.Source) {
 	f := NewFilter(read, nil)
 	out := f.Write(text) + f.Flush()
 	return out, f.Cited()

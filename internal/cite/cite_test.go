@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova"
 )
 
-func sources(n int) []event.Source {
-	var out []event.Source
+func sources(n int) []sova.Source {
+	var out []sova.Source
 	for i := 1; i <= n; i++ {
-		out = append(out, event.Source{URL: "https://example.com/" + string(rune('a'+i-1)), Title: "page " + string(rune('a'+i-1))})
+		out = append(out, sova.Source{URL: "https://example.com/" + string(rune('a'+i-1)), Title: "page " + string(rune('a'+i-1))})
 	}
 	return out
 }
@@ -60,7 +60,7 @@ func TestFilterSplitsAnywhere(t *testing.T) {
 	want, _ := Apply(in, sources(4))
 	for size := 1; size <= len(in); size++ {
 		var calls int
-		f := NewFilter(sources(4), func(event.Source) { calls++ })
+		f := NewFilter(sources(4), func(sova.Source) { calls++ })
 		var out strings.Builder
 		for i := 0; i < len(in); i += size {
 			out.WriteString(f.Write(in[i:min(i+size, len(in))]))
@@ -76,15 +76,15 @@ func TestFilterSplitsAnywhere(t *testing.T) {
 }
 
 func TestExtendNumbersLaterSources(t *testing.T) {
-	f := NewFilter([]event.Source{{URL: "https://a.example"}}, nil)
+	f := NewFilter([]sova.Source{{URL: "https://a.example"}}, nil)
 	out := f.Write("First [1], not yet [2]. ")
-	f.Extend(event.Source{URL: "sova://spaces/s/documents/d#chunk-3", Kind: event.SourceDocument})
+	f.Extend(sova.Source{URL: "sova://spaces/s/documents/d#chunk-3", Kind: sova.SourceDocument})
 	out += f.Write("Then [2] and [1].") + f.Flush()
 	if out != "First [1], not yet . Then [2] and [1]." {
 		t.Errorf("text = %q", out)
 	}
 	cited := f.Cited()
-	if len(cited) != 2 || cited[1].Kind != event.SourceDocument || cited[1].Number != 2 {
+	if len(cited) != 2 || cited[1].Kind != sova.SourceDocument || cited[1].Number != 2 {
 		t.Errorf("cited = %+v", cited)
 	}
 }

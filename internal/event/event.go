@@ -7,6 +7,8 @@ package event
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/sova-ai/sova"
 )
 
 // Type names one kind of event.
@@ -40,17 +42,17 @@ type Event struct {
 	Time time.Time `json:"time"`
 	// Seq numbers a run's events from 1, in the order they were emitted;
 	// it is the SSE event id a client resumes from (Last-Event-ID).
-	Seq    int64   `json:"seq,omitempty"`
-	Start  *Start  `json:"start,omitempty"`
-	Status *Status `json:"status,omitempty"`
-	Query  *Query  `json:"query,omitempty"`
-	Source *Source `json:"source,omitempty"`
-	Page   *Page   `json:"page,omitempty"`
-	Text   string  `json:"text,omitempty"`
-	Usage  *Usage  `json:"usage,omitempty"`
-	Data   *Data   `json:"data,omitempty"`
-	Error  *Error  `json:"error,omitempty"`
-	Finish *Finish `json:"finish,omitempty"`
+	Seq    int64        `json:"seq,omitempty"`
+	Start  *Start       `json:"start,omitempty"`
+	Status *Status      `json:"status,omitempty"`
+	Query  *Query       `json:"query,omitempty"`
+	Source *sova.Source `json:"source,omitempty"`
+	Page   *Page        `json:"page,omitempty"`
+	Text   string       `json:"text,omitempty"`
+	Usage  *sova.Usage  `json:"usage,omitempty"`
+	Data   *Data        `json:"data,omitempty"`
+	Error  *Error       `json:"error,omitempty"`
+	Finish *Finish      `json:"finish,omitempty"`
 
 	ToolCall   *ToolCall   `json:"toolCall,omitempty"`
 	ToolResult *ToolResult `json:"toolResult,omitempty"`
@@ -96,24 +98,6 @@ type Query struct {
 	Provider     string `json:"provider,omitempty"`
 }
 
-// Source kinds.
-const (
-	SourceWeb      = "web"
-	SourceDocument = "document"
-)
-
-// Source is something an answer can cite. Number is the citation number
-// ([n]) once the source is cited; 0 while it is only a candidate.
-type Source struct {
-	Number    int    `json:"number,omitempty"`
-	URL       string `json:"url"`
-	Title     string `json:"title,omitempty"`
-	Snippet   string `json:"snippet,omitempty"`
-	Kind      string `json:"kind,omitempty"`
-	Published string `json:"published,omitempty"`
-	Favicon   string `json:"favicon,omitempty"`
-}
-
 // Page states.
 const (
 	PageReading = "reading"
@@ -128,18 +112,6 @@ type Page struct {
 	State string `json:"state"`
 	Chars int    `json:"chars,omitempty"`
 	Error string `json:"error,omitempty"`
-}
-
-// Usage is token usage.
-type Usage struct {
-	InputTokens  int `json:"inputTokens"`
-	OutputTokens int `json:"outputTokens"`
-	TotalTokens  int `json:"totalTokens"`
-}
-
-// Add returns the sum of two usages.
-func (u Usage) Add(o Usage) Usage {
-	return Usage{u.InputTokens + o.InputTokens, u.OutputTokens + o.OutputTokens, u.TotalTokens + o.TotalTokens}
 }
 
 // Data is mode-specific progress. Name becomes the UI stream part type
@@ -192,10 +164,10 @@ const (
 // Finish closes a run. Sources are the cited sources, numbered as in the
 // answer text.
 type Finish struct {
-	Reason  string   `json:"reason"`
-	Sources []Source `json:"sources,omitempty"`
-	Usage   Usage    `json:"usage"`
-	Model   string   `json:"model,omitempty"`
+	Reason  string        `json:"reason"`
+	Sources []sova.Source `json:"sources,omitempty"`
+	Usage   sova.Usage    `json:"usage"`
+	Model   string        `json:"model,omitempty"`
 }
 
 // Sink receives a run's events. Emit must be safe for concurrent use:

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sova-ai/sova"
 )
 
 // t0 is the start time of the sample runs.
@@ -31,7 +33,7 @@ func evQuery(iter, idx, total int, status, q string, results *int, errText strin
 }
 
 func evSource(n int, url, title string) Event {
-	return Event{Type: TypeSource, Time: t0(), Source: &Source{Number: n, URL: url, Title: title, Kind: SourceWeb}}
+	return Event{Type: TypeSource, Time: t0(), Source: &sova.Source{Number: n, URL: url, Title: title, Kind: sova.SourceWeb}}
 }
 
 func evPage(url, state string, chars int, errText string) Event {
@@ -41,23 +43,23 @@ func evPage(url, state string, chars int, errText string) Event {
 func evText(s string) Event { return Event{Type: TypeTextDelta, Time: t0(), Text: s} }
 
 func evUsage(in, out int) Event {
-	return Event{Type: TypeUsage, Time: t0(), Usage: &Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}}
+	return Event{Type: TypeUsage, Time: t0(), Usage: &sova.Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}}
 }
 
 func evError(msg, code string) Event {
 	return Event{Type: TypeError, Time: t0(), Error: &Error{Message: msg, Code: code}}
 }
 
-func evFinish(reason string, u Usage, sources ...Source) Event {
+func evFinish(reason string, u sova.Usage, sources ...sova.Source) Event {
 	return Event{Type: TypeFinish, Time: at(4200 * time.Millisecond), Finish: &Finish{Reason: reason, Usage: u, Sources: sources, Model: "gpt-4o-mini"}}
 }
 
-func srcGo() Source {
-	return Source{Number: 1, URL: "https://go.dev/doc/tutorial/generics", Title: "Tutorial: Getting started with generics", Kind: SourceWeb}
+func srcGo() sova.Source {
+	return sova.Source{Number: 1, URL: "https://go.dev/doc/tutorial/generics", Title: "Tutorial: Getting started with generics", Kind: sova.SourceWeb}
 }
 
-func srcBlog() Source {
-	return Source{Number: 2, URL: "https://go.dev/blog/intro-generics", Title: "An Introduction To Generics", Kind: SourceWeb}
+func srcBlog() sova.Source {
+	return sova.Source{Number: 2, URL: "https://go.dev/blog/intro-generics", Title: "An Introduction To Generics", Kind: sova.SourceWeb}
 }
 
 // sampleRun is a realistic search run: rewrite, two search iterations with
@@ -92,7 +94,7 @@ func sampleRun() []Event {
 		evSource(1, srcGo().URL, srcGo().Title),
 		evSource(2, srcBlog().URL, srcBlog().Title),
 		evUsage(3000, 456),
-		evFinish(FinishStop, Usage{InputTokens: 3000, OutputTokens: 456, TotalTokens: 3456}, srcGo(), srcBlog()),
+		evFinish(FinishStop, sova.Usage{InputTokens: 3000, OutputTokens: 456, TotalTokens: 3456}, srcGo(), srcBlog()),
 	}
 }
 
@@ -105,7 +107,7 @@ func errorRun() []Event {
 		evQuery(1, 0, 1, QueryError, "q", nil, "connection refused"),
 		evText("Partial"),
 		evError("model endpoint returned 503", "llm_unavailable"),
-		evFinish(FinishError, Usage{InputTokens: 10, OutputTokens: 2}),
+		evFinish(FinishError, sova.Usage{InputTokens: 10, OutputTokens: 2}),
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sova-ai/sova"
 )
 
 // OpenAI object names.
@@ -106,8 +108,8 @@ type openAIErrorBody struct {
 
 // OpenAIUsage converts Sova's usage to OpenAI's, filling the total when a
 // producer left it out.
-func OpenAIUsage(u Usage) CompletionUsage {
-	u = u.withTotal()
+func OpenAIUsage(u sova.Usage) CompletionUsage {
+	u = u.WithTotal()
 	return CompletionUsage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens}
 }
 
@@ -129,7 +131,7 @@ func OpenAIFinishReason(reason string) string {
 // Completion assembles a non-streamed chat.completion. finishReason is a
 // Sova finish reason (or already an OpenAI one); model is whatever the
 // server reports as the model, the run id or the mode.
-func Completion(id, model string, created time.Time, text, finishReason string, usage Usage) ChatCompletion {
+func Completion(id, model string, created time.Time, text, finishReason string, usage sova.Usage) ChatCompletion {
 	return ChatCompletion{
 		ID:      id,
 		Object:  ObjectChatCompletion,
@@ -190,7 +192,7 @@ type ChunkStream struct {
 	toolCalls    int  // tool calls sent, the index of the next one
 	finished     bool
 	closed       bool
-	lastUsage    Usage
+	lastUsage    sova.Usage
 }
 
 // NewChunkStream returns an OpenAI chunk encoder writing to w. flush, if not
@@ -320,7 +322,7 @@ func (s *ChunkStream) encode(e Event) error {
 		}
 		if s.includeUsage {
 			usage := f.Usage
-			if usage == (Usage{}) {
+			if usage == (sova.Usage{}) {
 				usage = s.lastUsage
 			}
 			u := OpenAIUsage(usage)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sova-ai/sova"
 )
 
 func encodeChunks(t *testing.T, includeUsage bool, events []Event, opts ...ChunkOption) string {
@@ -56,7 +58,7 @@ func TestChunkStreamFrames(t *testing.T) {
 		{
 			name:         "usage chunk has empty choices",
 			includeUsage: true,
-			events:       []Event{evStart(), evText("hi"), evFinish(FinishStop, Usage{InputTokens: 3000, OutputTokens: 456})},
+			events:       []Event{evStart(), evText("hi"), evFinish(FinishStop, sova.Usage{InputTokens: 3000, OutputTokens: 456})},
 			want: frames(role, content(`"hi"`), stop,
 				head+`[],"usage":{"prompt_tokens":3000,"completion_tokens":456,"total_tokens":3456}}`, done),
 		},
@@ -87,7 +89,7 @@ func TestChunkStreamFrames(t *testing.T) {
 		{
 			name:   "progress mirrored as reasoning",
 			opts:   []ChunkOption{WithProgress(ProgressReasoning)},
-			events: []Event{evStart(), evStatus("search", "Searching the web", ""), evQuery(1, 0, 2, QueryCompleted, "go", intp(8), ""), evSource(0, "https://a.example/", "A"), evText("x"), evFinish(FinishStop, Usage{})},
+			events: []Event{evStart(), evStatus("search", "Searching the web", ""), evQuery(1, 0, 2, QueryCompleted, "go", intp(8), ""), evSource(0, "https://a.example/", "A"), evText("x"), evFinish(FinishStop, sova.Usage{})},
 			want: frames(role,
 				reasoning(`"→ Searching the web\n"`),
 				reasoning(`"  ✓ [1/2] \"go\" — 8 results (searxng)\n"`),
@@ -173,14 +175,14 @@ func TestChunkStreamClosed(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	tests := []struct {
 		reason, want string
-		usage        Usage
+		usage        sova.Usage
 		wantUsage    CompletionUsage
 	}{
-		{FinishStop, "stop", Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}, CompletionUsage{10, 5, 15}},
-		{FinishLength, "length", Usage{InputTokens: 1, OutputTokens: 2}, CompletionUsage{1, 2, 3}},
-		{FinishCancelled, "stop", Usage{}, CompletionUsage{}},
-		{"", "stop", Usage{}, CompletionUsage{}},
-		{"content_filter", "content_filter", Usage{}, CompletionUsage{}},
+		{FinishStop, "stop", sova.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}, CompletionUsage{10, 5, 15}},
+		{FinishLength, "length", sova.Usage{InputTokens: 1, OutputTokens: 2}, CompletionUsage{1, 2, 3}},
+		{FinishCancelled, "stop", sova.Usage{}, CompletionUsage{}},
+		{"", "stop", sova.Usage{}, CompletionUsage{}},
+		{"content_filter", "content_filter", sova.Usage{}, CompletionUsage{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {

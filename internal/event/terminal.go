@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sova-ai/sova"
 )
 
 // ANSI styles. Only used when colour is on.
@@ -40,7 +42,7 @@ type Terminal struct {
 	w      io.Writer
 	color  bool
 	start  time.Time
-	usage  Usage
+	usage  sova.Usage
 	closed bool
 }
 
@@ -225,7 +227,7 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 			return
 		}
 		usage := f.Usage
-		if usage == (Usage{}) {
+		if usage == (sova.Usage{}) {
 			usage = t.usage
 		}
 		var took string
@@ -246,7 +248,7 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 		if took != "" {
 			head += " in " + took
 		}
-		if u := usage.withTotal(); u.TotalTokens > 0 {
+		if u := usage.WithTotal(); u.TotalTokens > 0 {
 			head += t.style(ansiDim, " · "+thousands(u.TotalTokens)+" tokens ("+
 				thousands(u.InputTokens)+" in, "+thousands(u.OutputTokens)+" out)")
 		}

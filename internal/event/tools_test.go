@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sova-ai/sova"
 )
 
 func evToolCall(id, name, input, title string) Event {
@@ -33,7 +35,7 @@ func agentRun() []Event {
 		evToolCall("call_2_extract_page_content", "extract_page_content", `{"urls":["https://example.com/x"]}`, ""),
 		evToolResult("call_2_extract_page_content", "extract_page_content", "", "", "403 Forbidden"),
 		evText("Go has generics [1]."),
-		evFinish(FinishStop, Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}, srcGo()),
+		evFinish(FinishStop, sova.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}, srcGo()),
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"sync"
+
+	"github.com/sova-ai/sova"
 )
 
 // UI message stream protocol headers (AI SDK UI_MESSAGE_STREAM_HEADERS).
@@ -75,7 +77,7 @@ type UIStream struct {
 	closed    bool
 	cited     map[int]bool // citation numbers already sent as source-url
 	tools     map[string]bool
-	lastUsage Usage
+	lastUsage sova.Usage
 }
 
 // NewUIStream returns a UI message stream encoder writing to w. flush, if
@@ -156,10 +158,10 @@ type (
 		MessageMetadata uiFinishMetadata `json:"messageMetadata"`
 	}
 	uiFinishMetadata struct {
-		FinishReason string   `json:"finishReason"`
-		Usage        Usage    `json:"usage"`
-		Model        string   `json:"model,omitempty"`
-		Sources      []Source `json:"sources,omitempty"`
+		FinishReason string        `json:"finishReason"`
+		Usage        sova.Usage    `json:"usage"`
+		Model        string        `json:"model,omitempty"`
+		Sources      []sova.Source `json:"sources,omitempty"`
 	}
 )
 
@@ -411,7 +413,7 @@ func (s *UIStream) startStep() error {
 	return nil
 }
 
-func (s *UIStream) citedSource(src Source) error {
+func (s *UIStream) citedSource(src sova.Source) error {
 	if s.cited[src.Number] {
 		return nil // a source-url part is not replaced by id; send each once
 	}
@@ -449,10 +451,10 @@ func (s *UIStream) finish(f Finish) error {
 		s.stepOpen = false
 	}
 	usage := f.Usage
-	if usage == (Usage{}) {
+	if usage == (sova.Usage{}) {
 		usage = s.lastUsage
 	}
-	usage = usage.withTotal()
+	usage = usage.WithTotal()
 	reason := f.Reason
 	if reason == "" {
 		reason = FinishStop
@@ -468,14 +470,6 @@ func (s *UIStream) finish(f Finish) error {
 	}
 	s.finished = true
 	return nil
-}
-
-// withTotal fills TotalTokens when a producer left it out.
-func (u Usage) withTotal() Usage {
-	if u.TotalTokens == 0 {
-		u.TotalTokens = u.InputTokens + u.OutputTokens
-	}
-	return u
 }
 
 func errMissing(t Type) error {

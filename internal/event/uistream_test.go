@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sova-ai/sova"
 )
 
 // encodeUI runs events through a UIStream and returns the bytes written.
@@ -96,10 +98,10 @@ func TestUIStreamFrames(t *testing.T) {
 		{
 			name: "candidate sources are data, cited ones source-url once",
 			events: []Event{
-				{Type: TypeSource, Source: &Source{URL: "https://a.example/", Title: "A", Snippet: "s", Kind: SourceWeb, Favicon: "https://a.example/f.ico"}},
+				{Type: TypeSource, Source: &sova.Source{URL: "https://a.example/", Title: "A", Snippet: "s", Kind: sova.SourceWeb, Favicon: "https://a.example/f.ico"}},
 				evSource(3, "https://a.example/", "A"),
 				evSource(3, "https://a.example/", "A"),
-				{Type: TypeSource, Source: &Source{Number: 4, URL: "https://b.example/"}},
+				{Type: TypeSource, Source: &sova.Source{Number: 4, URL: "https://b.example/"}},
 			},
 			want: frames(
 				`{"type":"data-source","id":"source-https://a.example/","data":{"url":"https://a.example/","title":"A","snippet":"s","kind":"web","favicon":"https://a.example/f.ico"}}`,
@@ -141,7 +143,7 @@ func TestUIStreamFrames(t *testing.T) {
 		},
 		{
 			name:   "finish closes text and step, adds cited sources, metadata",
-			events: []Event{evStart(), evText("x [1]"), evSource(1, srcGo().URL, srcGo().Title), evFinish(FinishStop, Usage{InputTokens: 7, OutputTokens: 3}, srcGo(), srcBlog())},
+			events: []Event{evStart(), evText("x [1]"), evSource(1, srcGo().URL, srcGo().Title), evFinish(FinishStop, sova.Usage{InputTokens: 7, OutputTokens: 3}, srcGo(), srcBlog())},
 			want: frames(
 				`{"type":"start","messageId":"msg_1","messageMetadata":{"runId":"run_1","chatId":"chat_1","mode":"search","model":"gpt-4o-mini"}}`,
 				`{"type":"start-step"}`,
@@ -318,7 +320,7 @@ func TestUIStreamConcurrentEmit(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if err := s.Emit(evFinish(FinishStop, Usage{})); err != nil {
+	if err := s.Emit(evFinish(FinishStop, sova.Usage{})); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -428,11 +430,11 @@ func TestUIStreamWithAISDK(t *testing.T) {
 			t.Fatalf("validator: %v\n%s", err, stderr)
 		}
 		var md struct {
-			RunID        string   `json:"runId"`
-			Mode         string   `json:"mode"`
-			FinishReason string   `json:"finishReason"`
-			Usage        Usage    `json:"usage"`
-			Sources      []Source `json:"sources"`
+			RunID        string        `json:"runId"`
+			Mode         string        `json:"mode"`
+			FinishReason string        `json:"finishReason"`
+			Usage        sova.Usage    `json:"usage"`
+			Sources      []sova.Source `json:"sources"`
 		}
 		if err := json.Unmarshal(sum.Metadata, &md); err != nil {
 			t.Fatal(err)
@@ -454,7 +456,7 @@ func TestUIStreamWithAISDK(t *testing.T) {
 // TestValidatorRejects proves the validator is not a rubber stamp: each
 // broken stream must fail it.
 func TestValidatorRejects(t *testing.T) {
-	good := encodeUI(t, []Event{evStart(), evText("hi"), evFinish(FinishStop, Usage{})})
+	good := encodeUI(t, []Event{evStart(), evText("hi"), evFinish(FinishStop, sova.Usage{})})
 	tests := []struct {
 		name   string
 		stream string

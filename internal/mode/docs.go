@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/sova-ai/sova/internal/agent"
@@ -17,7 +19,6 @@ import (
 	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/search"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // DocsConfig tunes the docs mode (seed 003).
@@ -106,7 +107,7 @@ func (d *Docs) Run(ctx context.Context, in Input, sink event.Sink) (*Result, err
 	// found; the answer's citations are checked against them while it
 	// streams.
 	reg := &sourceRegistry{}
-	reg.filter = cite.NewFilter(nil, func(src event.Source) {
+	reg.filter = cite.NewFilter(nil, func(src sova.Source) {
 		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 	})
 	ids := make([]string, len(spaces))
@@ -191,7 +192,7 @@ func (d *Docs) Run(ctx context.Context, in Input, sink event.Sink) (*Result, err
 
 // spaces returns the spaces the run searches: those the request names,
 // or all of the user's.
-func (d *Docs) spaces(ctx context.Context, in Input) ([]store.Space, error) {
+func (d *Docs) spaces(ctx context.Context, in Input) ([]sova.Space, error) {
 	if d.docs == nil {
 		return nil, nil
 	}
@@ -202,11 +203,11 @@ func (d *Docs) spaces(ctx context.Context, in Input) ([]store.Space, error) {
 	if len(in.Spaces) == 0 {
 		return all, nil
 	}
-	byID := make(map[string]store.Space, len(all))
+	byID := make(map[string]sova.Space, len(all))
 	for _, s := range all {
 		byID[s.ID] = s
 	}
-	var out []store.Space
+	var out []sova.Space
 	for _, id := range in.Spaces {
 		s, ok := byID[id]
 		if !ok {
@@ -240,7 +241,7 @@ func (d *Docs) systemPrompt(language lang.Language, web bool) string {
 	return b.String()
 }
 
-func (d *Docs) userPrompt(in Input, spaces []store.Space) string {
+func (d *Docs) userPrompt(in Input, spaces []sova.Space) string {
 	var b strings.Builder
 	b.WriteString("About me:\n")
 	if name := strings.TrimSpace(d.cfg.UserName); name != "" {
@@ -334,14 +335,14 @@ type sourceRegistry struct {
 }
 
 // number returns the citation number of a source, adding it when new.
-func (r *sourceRegistry) number(src event.Source) int {
+func (r *sourceRegistry) number(src sova.Source) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byURL == nil {
 		r.byURL = map[string]int{}
 	}
 	key := src.URL
-	if src.Kind == event.SourceWeb {
+	if src.Kind == sova.SourceWeb {
 		key = search.NormalizeURL(src.URL)
 	}
 	if n, ok := r.byURL[key]; ok {
@@ -365,7 +366,7 @@ func (r *sourceRegistry) flush() string {
 	return r.filter.Flush()
 }
 
-func (r *sourceRegistry) cited() []event.Source {
+func (r *sourceRegistry) cited() []sova.Source {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.filter.Cited()
@@ -435,7 +436,7 @@ func schemaOf[T any]() *jsonschema.Schema {
 type searchDocumentsTool struct {
 	docs   DocumentSearcher
 	userID string
-	spaces []store.Space
+	spaces []sova.Space
 	ids    []string
 	limit  int
 	budget *budget
@@ -493,7 +494,7 @@ func (t *searchDocumentsTool) Call(ctx context.Context, raw json.RawMessage) (st
 		src := PassageSource(h)
 		out.Results = append(out.Results, toolResult{
 			Number: t.reg.number(src), Title: src.Title, Source: h.URL, Content: h.Text, Query: a.Query,
-			Kind: event.SourceDocument, Document: h.Document, Space: h.SpaceName, Position: h.Position(),
+			Kind: sova.SourceDocument, Document: h.Document, Space: h.SpaceName, Position: h.Position(),
 		})
 	}
 	if len(hits) == 0 {
@@ -549,7 +550,7 @@ func (t *webSearchTool) Call(ctx context.Context, raw json.RawMessage) (string, 
 			content = r.Snippet
 		}
 		out.Results = append(out.Results, toolResult{
-			Number: t.reg.number(src), Title: r.Title, Source: r.URL, Content: clip(content, 1500), Query: a.Query, Kind: event.SourceWeb,
+			Number: t.reg.number(src), Title: r.Title, Source: r.URL, Content: clip(content, 1500), Query: a.Query, Kind: sova.SourceWeb,
 		})
 	}
 	return marshalOutput(out), nil

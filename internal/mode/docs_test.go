@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
@@ -26,7 +28,7 @@ const docsUser = "local"
 // temporary directory), a scripted model and a fake SearXNG.
 type docsEnv struct {
 	spaces *spaces.Service
-	space  *store.Space
+	space  *sova.Space
 	model  *llmtest.Server
 	sx     *sovatest.SearXNG
 	cfg    DocsConfig
@@ -100,7 +102,7 @@ func TestDocsAnswersFromDocuments(t *testing.T) {
 	if res.Text != "The Vostok budget is five million roubles [1], approved in March [1]. Unsupported ." || rec.Text() != res.Text {
 		t.Errorf("text = %q (streamed %q)", res.Text, rec.Text())
 	}
-	if len(res.Sources) != 1 || res.Sources[0].Kind != event.SourceDocument || res.Sources[0].Number != 1 ||
+	if len(res.Sources) != 1 || res.Sources[0].Kind != sova.SourceDocument || res.Sources[0].Number != 1 ||
 		!strings.HasPrefix(res.Sources[0].URL, "sova://spaces/"+e.space.ID+"/documents/") || !strings.Contains(res.Sources[0].Title, "vostok.md") {
 		t.Errorf("sources = %+v", res.Sources)
 	}
@@ -148,7 +150,7 @@ func TestDocsAnswersFromDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(steps.Steps) != 2 || len(steps.ToolCalls) != 1 || len(steps.ToolResults) != 1 || len(steps.Sources) < 1 ||
-		steps.Sources[0].Kind != event.SourceDocument || steps.Usage.TotalTokens != 440 || len(steps.Spaces) != 1 {
+		steps.Sources[0].Kind != sova.SourceDocument || steps.Usage.TotalTokens != 440 || len(steps.Spaces) != 1 {
 		t.Errorf("steps = %+v", steps)
 	}
 }
@@ -177,7 +179,7 @@ func TestDocsWithWebSearchCitesBothKinds(t *testing.T) {
 	for _, s := range res.Sources {
 		kinds[s.Kind]++
 	}
-	if len(res.Sources) < 4 || kinds[event.SourceDocument] == 0 || kinds[event.SourceWeb] != 3 {
+	if len(res.Sources) < 4 || kinds[sova.SourceDocument] == 0 || kinds[sova.SourceWeb] != 3 {
 		t.Errorf("sources = %+v", res.Sources)
 	}
 	if q := e.sx.Queries(); len(q) != 1 || q[0] != "economy 1930s" {
@@ -354,7 +356,7 @@ func TestSearchWithSpaces(t *testing.T) {
 	for _, s := range res.Sources {
 		kinds = append(kinds, s.Kind)
 	}
-	if !slices.Equal(kinds, []string{event.SourceWeb, event.SourceDocument}) || res.Sources[1].Number != 2 ||
+	if !slices.Equal(kinds, []string{sova.SourceWeb, sova.SourceDocument}) || res.Sources[1].Number != 2 ||
 		!strings.HasPrefix(res.Sources[1].URL, "sova://spaces/") {
 		t.Errorf("sources = %+v", res.Sources)
 	}

@@ -6,16 +6,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/spaces"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // DocumentSearcher finds passages in a person's document spaces.
 // *spaces.Service implements it.
 type DocumentSearcher interface {
 	// Spaces lists the user's spaces with their document counts.
-	Spaces(ctx context.Context, userID string) ([]store.Space, error)
+	Spaces(ctx context.Context, userID string) ([]sova.Space, error)
 	// Search finds passages in the given spaces (IDs) of the user.
 	Search(ctx context.Context, userID string, spaceIDs []string, text string, limit int) ([]spaces.Hit, error)
 }
@@ -29,7 +30,7 @@ type DocumentAware interface {
 // PassageSource is the citable source of a document passage. Its Kind
 // tells it from web pages; its URL (sova://spaces/…#chunk-N) names the
 // passage.
-func PassageSource(h spaces.Hit) event.Source {
+func PassageSource(h spaces.Hit) sova.Source {
 	title := h.Document
 	if h.Title != "" && h.Title != h.Document {
 		title = h.Title + " (" + h.Document + ")"
@@ -37,7 +38,7 @@ func PassageSource(h spaces.Hit) event.Source {
 	if h.Heading != "" {
 		title += " — " + h.Heading
 	}
-	return event.Source{URL: h.URL, Title: title, Snippet: h.Snippet, Kind: event.SourceDocument}
+	return sova.Source{URL: h.URL, Title: title, Snippet: h.Snippet, Kind: sova.SourceDocument}
 }
 
 // WithDocuments lets the search pipeline search document spaces: when a

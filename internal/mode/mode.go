@@ -12,6 +12,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 )
@@ -75,7 +77,7 @@ type Resume struct {
 // Result is what a mode returns when it has answered.
 type Result struct {
 	Text         string
-	Sources      []event.Source // cited sources, numbered as in Text
+	Sources      []sova.Source // cited sources, numbered as in Text
 	Model        string
 	FinishReason string
 	// Reasoning and KeyPoints come from structured answers (chat mode).

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sova-ai/sova/internal/cite"
@@ -127,7 +129,7 @@ type pageStep struct {
 
 // readPage is a page the run read and summarised: what the answer may cite.
 type readPage struct {
-	source  event.Source
+	source  sova.Source
 	summary string
 }
 
@@ -251,11 +253,11 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 
 	// 5. Synthesise the cited answer.
 	status(sink, "synthesize", "Writing the answer", "")
-	read := make([]event.Source, len(pages))
+	read := make([]sova.Source, len(pages))
 	for i, p := range pages {
 		read[i] = p.source
 	}
-	filter := cite.NewFilter(read, func(src event.Source) {
+	filter := cite.NewFilter(read, func(src sova.Source) {
 		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 	})
 	var text strings.Builder
@@ -543,8 +545,8 @@ Current date: %s.`, s.cfg.AnswerWords, language.Name, dateIn(in.Now, in.Timezone
 	return append(msgs, llm.Message{Role: llm.RoleUser, Content: user})
 }
 
-func sourceOf(r search.Result) *event.Source {
-	return &event.Source{URL: r.URL, Title: r.Title, Snippet: clip(r.Snippet, 300), Kind: event.SourceWeb, Published: r.Published, Favicon: r.Favicon}
+func sourceOf(r search.Result) *sova.Source {
+	return &sova.Source{URL: r.URL, Title: r.Title, Snippet: clip(r.Snippet, 300), Kind: sova.SourceWeb, Published: r.Published, Favicon: r.Favicon}
 }
 
 // clip shortens s to at most n runes.

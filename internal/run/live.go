@@ -11,12 +11,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/google/uuid"
 
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // liveRun holds the events of a run that is executing in this process, so
@@ -71,14 +72,14 @@ func (l *liveRun) since(seq int64) ([]event.Event, bool, <-chan struct{}) {
 // eventLog numbers a run's events and writes them to the store in
 // batches, so a long stream costs few transactions.
 type eventLog struct {
-	store  store.RunStore
+	store  sova.RunStore
 	runID  string
 	live   *liveRun
 	logger *slog.Logger
 
 	mu        sync.Mutex
 	seq       int64
-	pending   []store.RunEvent
+	pending   []sova.RunEvent
 	lastFlush time.Time
 }
 
@@ -87,7 +88,7 @@ const (
 	flushInterval = 250 * time.Millisecond
 )
 
-func newEventLog(st store.RunStore, runID string, lastSeq int64, live *liveRun, logger *slog.Logger) *eventLog {
+func newEventLog(st sova.RunStore, runID string, lastSeq int64, live *liveRun, logger *slog.Logger) *eventLog {
 	return &eventLog{store: st, runID: runID, seq: lastSeq, live: live, logger: logger, lastFlush: time.Now()}
 }
 
@@ -98,7 +99,7 @@ func (l *eventLog) add(e event.Event) event.Event {
 	l.seq++
 	e.Seq = l.seq
 	if b, err := json.Marshal(e); err == nil {
-		l.pending = append(l.pending, store.RunEvent{Seq: e.Seq, Event: b})
+		l.pending = append(l.pending, sova.RunEvent{Seq: e.Seq, Event: b})
 	}
 	l.live.append(e)
 	if len(l.pending) >= flushEvents || time.Since(l.lastFlush) >= flushInterval || e.Type == event.TypeFinish {
@@ -216,10 +217,10 @@ func (s *Service) Cancel(ctx context.Context, userID, runID string) error {
 	if err != nil {
 		return err
 	}
-	if r.State != store.RunWaiting {
+	if r.State != sova.RunWaiting {
 		return fmt.Errorf("%w: it is %s", ErrNotRunning, r.State)
 	}
-	r.State, r.Pause = store.RunCancelled, nil
+	r.State, r.Pause = sova.RunCancelled, nil
 	_ = s.opt.Store.DeleteRunFiles(ctx, runID)
 	return s.opt.Store.UpdateRun(ctx, r)
 }
@@ -233,7 +234,7 @@ func (s *Service) Restart(ctx context.Context, userID, runID string) (*Prepared,
 		return nil, err
 	}
 	switch r.State {
-	case store.RunInterrupted, store.RunFailed, store.RunCancelled:
+	case sova.RunInterrupted, sova.RunFailed, sova.RunCancelled:
 	default:
 		return nil, fmt.Errorf("%w: it is %s", ErrNotRestartable, r.State)
 	}
@@ -247,7 +248,7 @@ func (s *Service) Restart(ctx context.Context, userID, runID string) (*Prepared,
 		in.Persist = false
 	}
 	raw, _ := json.Marshal(in)
-	nr := &store.Run{UserID: userID, ChatID: r.ChatID, Mode: r.Mode, State: store.RunRunning, Question: r.Question, Input: raw}
+	nr := &sova.Run{UserID: userID, ChatID: r.ChatID, Mode: r.Mode, State: sova.RunRunning, Question: r.Question, Input: raw}
 	if err := s.opt.Store.CreateRun(ctx, nr); err != nil {
 		return nil, fmt.Errorf("storing the run: %w", err)
 	}
@@ -266,7 +267,7 @@ func (s *Service) Restart(ctx context.Context, userID, runID string) (*Prepared,
 // With several servers on one PostgreSQL database, a run executing on
 // another server would be marked too; Sova runs as one server per database.
 func (s *Service) Recover(ctx context.Context) (int, error) {
-	runs, err := s.opt.Store.RunsInState(ctx, store.RunRunning)
+	runs, err := s.opt.Store.RunsInState(ctx, sova.RunRunning)
 	if err != nil {
 		return 0, err
 	}
@@ -277,12 +278,12 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 			{Type: event.TypeError, Error: &event.Error{Message: msg, Code: "interrupted"}},
 			{Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishCancelled}},
 		}
-		var logged []store.RunEvent
+		var logged []sova.RunEvent
 		for _, e := range evs {
 			r.LastSeq++
 			e.Seq, e.Time = r.LastSeq, s.opt.Now()
 			b, _ := json.Marshal(e)
-			logged = append(logged, store.RunEvent{Seq: e.Seq, Event: b})
+			logged = append(logged, sova.RunEvent{Seq: e.Seq, Event: b})
 		}
 		// Events a crash kept from the log would collide; the log stays as it was then.
 		if err := s.opt.Store.AppendRunEvents(ctx, r.ID, logged); err != nil {
@@ -291,11 +292,11 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 			}
 		}
 		_ = s.opt.Store.DeleteRunFiles(ctx, r.ID)
-		r.State, r.Error = store.RunInterrupted, msg
+		r.State, r.Error = sova.RunInterrupted, msg
 		var in runInput
 		_ = json.Unmarshal(r.Input, &in)
 		if in.Persist && r.ChatID != "" {
-			m := &store.Message{ChatID: r.ChatID, Role: llm.RoleAssistant, Mode: r.Mode, FinishReason: event.FinishCancelled, Error: msg}
+			m := &sova.Message{ChatID: r.ChatID, Role: llm.RoleAssistant, Mode: r.Mode, FinishReason: event.FinishCancelled, Error: msg}
 			if err := s.opt.Store.AddMessage(ctx, r.UserID, m); err == nil {
 				r.MessageID = m.ID
 			}
@@ -311,7 +312,7 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 // workspace is a run's files in the store, for modes that keep a session
 // folder (deep_research).
 type workspace struct {
-	store store.RunStore
+	store sova.RunStore
 	runID string
 	mu    sync.Mutex // makes Append's read-modify-write atomic within the run
 }
@@ -376,7 +377,7 @@ func (w *workspace) read(ctx context.Context, p string) (string, error) {
 		return "", err
 	}
 	s, err := w.store.RunFile(ctx, w.runID, c)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, sova.ErrNotFound) {
 		return "", mode.ErrNoFile
 	}
 	return s, err

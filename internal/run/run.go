@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/google/uuid"
 
 	"github.com/sova-ai/sova/internal/event"
@@ -144,7 +146,7 @@ type Outcome struct {
 	ChatID    string
 	MessageID string // the stored assistant message
 	Result    *mode.Result
-	Usage     event.Usage
+	Usage     sova.Usage
 	State     string
 	Err       error
 }
@@ -157,7 +159,7 @@ type Prepared struct {
 	question string
 	history  []llm.Message
 	input    runInput
-	run      *store.Run
+	run      *sova.Run
 	resume   *mode.Resume
 	startSeq int64
 	RunID    string
@@ -183,13 +185,13 @@ func (p *Prepared) StartSeq() int64 { return p.startSeq }
 // persisted) and the run. Nothing is written if validation fails.
 func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 	if req.UserID == "" {
-		req.UserID = store.LocalUserID
+		req.UserID = sova.LocalUserID
 	}
 	m, ok := s.opt.Modes.Get(req.Mode)
-	var waiting *store.Run
+	var waiting *sova.Run
 	if !ok {
 		// A paused run continues when it is named as the model.
-		if r, err := s.opt.Store.GetRun(ctx, req.UserID, req.Mode); err == nil && r.State == store.RunWaiting {
+		if r, err := s.opt.Store.GetRun(ctx, req.UserID, req.Mode); err == nil && r.State == sova.RunWaiting {
 			if m, ok = s.opt.Modes.Get(r.Mode); ok {
 				waiting = r
 			}
@@ -217,8 +219,8 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 	if req.Persist {
 		chat, err := s.opt.Store.GetChat(ctx, req.UserID, req.ChatID)
 		switch {
-		case req.ChatID == "" || errors.Is(err, store.ErrNotFound):
-			chat = &store.Chat{ID: req.ChatID, UserID: req.UserID, Mode: m.ID()}
+		case req.ChatID == "" || errors.Is(err, sova.ErrNotFound):
+			chat = &sova.Chat{ID: req.ChatID, UserID: req.UserID, Mode: m.ID()}
 			if err := s.opt.Store.CreateChat(ctx, chat); err != nil {
 				return nil, fmt.Errorf("creating chat: %w", err)
 			}
@@ -227,7 +229,7 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 		default:
 			if waiting == nil {
 				// The person's next message answers a run paused for them.
-				if r, err := s.opt.Store.LatestRun(ctx, req.UserID, chat.ID); err == nil && r.State == store.RunWaiting && r.Mode == m.ID() {
+				if r, err := s.opt.Store.LatestRun(ctx, req.UserID, chat.ID); err == nil && r.State == sova.RunWaiting && r.Mode == m.ID() {
 					waiting = r
 				}
 			}
@@ -240,7 +242,7 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 			}
 		}
 		p.ChatID = chat.ID
-		userMsg := &store.Message{ChatID: chat.ID, Role: llm.RoleUser, Content: question, Mode: m.ID()}
+		userMsg := &sova.Message{ChatID: chat.ID, Role: llm.RoleUser, Content: question, Mode: m.ID()}
 		userMsg.Parts, _ = json.Marshal([]map[string]string{{"type": "text", "text": question}})
 		if err := s.opt.Store.AddMessage(ctx, req.UserID, userMsg); err != nil {
 			return nil, fmt.Errorf("storing the question: %w", err)
@@ -260,7 +262,7 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 		p.question = waiting.Question
 		p.history = p.input.History
 		p.startSeq = waiting.LastSeq
-		p.run.State, p.run.Pause = store.RunRunning, nil
+		p.run.State, p.run.Pause = sova.RunRunning, nil
 		if err := s.opt.Store.UpdateRun(ctx, p.run); err != nil {
 			return nil, fmt.Errorf("resuming run %s: %w", waiting.ID, err)
 		}
@@ -268,7 +270,7 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 	}
 	p.input = runInput{History: p.history, Timezone: req.Timezone, Persist: req.Persist, Spaces: req.Spaces, WebSearch: req.WebSearch}
 	in, _ := json.Marshal(p.input)
-	p.run = &store.Run{UserID: req.UserID, ChatID: p.ChatID, Mode: m.ID(), State: store.RunRunning, Question: question, Input: in}
+	p.run = &sova.Run{UserID: req.UserID, ChatID: p.ChatID, Mode: m.ID(), State: sova.RunRunning, Question: question, Input: in}
 	if err := s.opt.Store.CreateRun(ctx, p.run); err != nil {
 		return nil, fmt.Errorf("storing the run: %w", err)
 	}
@@ -366,7 +368,7 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 	cancelTimeout()
 
 	u := meter.Total()
-	usage := event.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+	usage := sova.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 	o := &Outcome{RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, Result: res, Usage: usage}
 	out.Emit(event.Event{Type: event.TypeUsage, Usage: &usage})
 	// The request may be gone; what the run produced is kept regardless.
@@ -375,18 +377,18 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 	run := p.run
 	run.Usage = &usage
 	if err != nil {
-		state, reason, msg := store.RunFailed, event.FinishError, err.Error()
+		state, reason, msg := sova.RunFailed, event.FinishError, err.Error()
 		switch cause := context.Cause(ctx); {
 		case timedOut:
 			msg = fmt.Sprintf("the run took longer than its limit of %s and was stopped (SOVA_RUN_TIMEOUT, SOVA_DEEP_RESEARCH_TIMEOUT)", limit)
 		case errors.Is(cause, errShutdown):
-			state, reason, msg = store.RunInterrupted, event.FinishCancelled, "the server stopped while this ran; restart it with POST /api/runs/"+p.RunID+"/restart"
+			state, reason, msg = sova.RunInterrupted, event.FinishCancelled, "the server stopped while this ran; restart it with POST /api/runs/"+p.RunID+"/restart"
 		case ctx.Err() != nil:
-			state, reason, msg = store.RunCancelled, event.FinishCancelled, "the run was cancelled"
+			state, reason, msg = sova.RunCancelled, event.FinishCancelled, "the run was cancelled"
 		}
 		o.Err, o.State = errors.New(msg), state
-		if state != store.RunCancelled {
-			if state == store.RunFailed {
+		if state != sova.RunCancelled {
+			if state == sova.RunFailed {
 				s.opt.Logger.Error("run failed", "run", p.RunID, "mode", p.mode.ID(), "err", err)
 			}
 			out.Emit(event.Event{Type: event.TypeError, Error: &event.Error{Message: msg}})
@@ -410,10 +412,10 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 		Reason: res.FinishReason, Sources: res.Sources, Usage: usage, Model: res.Model,
 	}})
 	log.flush(keepCtx)
-	o.State = store.RunCompleted
-	run.State, run.Error, run.Report = store.RunCompleted, "", res.Report
+	o.State = sova.RunCompleted
+	run.State, run.Error, run.Report = sova.RunCompleted, "", res.Report
 	if res.Pause != nil {
-		o.State, run.State = store.RunWaiting, store.RunWaiting
+		o.State, run.State = sova.RunWaiting, sova.RunWaiting
 		run.Pause, _ = json.Marshal(pauseState{Questions: res.Pause.Questions, State: res.Pause.State})
 	}
 	run.MessageID = s.storeAnswer(keepCtx, p, rec, res, res.FinishReason, "", usage)
@@ -424,7 +426,7 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 	return o
 }
 
-func (s *Service) saveRun(ctx context.Context, run *store.Run, log *eventLog) {
+func (s *Service) saveRun(ctx context.Context, run *sova.Run, log *eventLog) {
 	run.LastSeq = log.last()
 	if err := s.opt.Store.UpdateRun(ctx, run); err != nil {
 		s.opt.Logger.Error("storing run state failed", "run", run.ID, "err", err)
@@ -439,11 +441,11 @@ func dataOf(name, id string, v any) *event.Data {
 // storeAnswer keeps the assistant message, also when the run failed or was
 // cancelled (with what had streamed), so the chat shows what happened. It
 // returns the message id, or "" when nothing was stored.
-func (s *Service) storeAnswer(ctx context.Context, p *Prepared, rec *collector, res *mode.Result, reason, errMsg string, usage event.Usage) string {
+func (s *Service) storeAnswer(ctx context.Context, p *Prepared, rec *collector, res *mode.Result, reason, errMsg string, usage sova.Usage) string {
 	if !p.input.Persist || p.ChatID == "" {
 		return ""
 	}
-	msg := &store.Message{
+	msg := &sova.Message{
 		ID: p.MessageID, ChatID: p.ChatID, Role: llm.RoleAssistant, Mode: p.mode.ID(),
 		FinishReason: reason, Error: errMsg, Usage: &usage,
 	}
@@ -500,7 +502,7 @@ func (s *Service) titleInBackground(p *Prepared, answer string) {
 			s.opt.Logger.Warn("chat title generation failed", "chat", p.ChatID, "err", err)
 			title = fallbackTitle(p.question)
 		}
-		if err := s.opt.Store.SetChatTitle(ctx, p.userID, p.ChatID, title); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err := s.opt.Store.SetChatTitle(ctx, p.userID, p.ChatID, title); err != nil && !errors.Is(err, sova.ErrNotFound) {
 			s.opt.Logger.Warn("storing chat title failed", "chat", p.ChatID, "err", err)
 		}
 	}()

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
@@ -76,7 +78,7 @@ func TestPrepareRejectsBadInput(t *testing.T) {
 			t.Errorf("%s: err = %v, want %v", tt.name, err, tt.want)
 		}
 	}
-	if chats, _ := st.ListChats(context.Background(), store.LocalUserID, 10, 0); len(chats) != 0 {
+	if chats, _ := st.ListChats(context.Background(), sova.LocalUserID, 10, 0); len(chats) != 0 {
 		t.Errorf("rejected requests stored %d chats", len(chats))
 	}
 }
@@ -98,8 +100,8 @@ func TestExecuteStoresAnswerAndTitle(t *testing.T) {
 		t.Errorf("events: first %s last %s", evs[0].Type, evs[len(evs)-1].Type)
 	}
 	_ = svc.Close(ctx) // waits for the title
-	chat, _ := st.GetChat(ctx, store.LocalUserID, p.ChatID)
-	msgs, _ := st.ListMessages(ctx, store.LocalUserID, p.ChatID)
+	chat, _ := st.GetChat(ctx, sova.LocalUserID, p.ChatID)
+	msgs, _ := st.ListMessages(ctx, sova.LocalUserID, p.ChatID)
 	if chat.Title != "Capital of Australia" || len(msgs) != 2 || msgs[1].Content != "Canberra." || msgs[1].ID != p.MessageID {
 		t.Errorf("chat %+v, messages %+v", chat, msgs)
 	}
@@ -138,12 +140,12 @@ func TestFailedRunKeepsStoreConsistent(t *testing.T) {
 			if errs := rec.Filter(event.TypeError); len(errs) != 1 {
 				t.Errorf("error events = %d", len(errs))
 			}
-			msgs, _ := st.ListMessages(ctx, store.LocalUserID, p.ChatID)
+			msgs, _ := st.ListMessages(ctx, sova.LocalUserID, p.ChatID)
 			if len(msgs) != 2 || msgs[1].FinishReason != tt.wantReason || msgs[1].Error == "" {
 				t.Errorf("messages after failure: %+v", msgs)
 			}
 			_ = svc.Close(ctx)
-			if chat, _ := st.GetChat(ctx, store.LocalUserID, p.ChatID); chat.Title != "" {
+			if chat, _ := st.GetChat(ctx, sova.LocalUserID, p.ChatID); chat.Title != "" {
 				t.Errorf("a failed run titled the chat %q", chat.Title)
 			}
 		})
@@ -156,7 +158,7 @@ func TestTitleFallsBackToQuestion(t *testing.T) {
 	p, _ := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "Why is   the sky blue?"}}, Persist: true})
 	svc.Execute(ctx, p, event.Discard)
 	_ = svc.Close(ctx)
-	if chat, _ := st.GetChat(ctx, store.LocalUserID, p.ChatID); chat.Title != "Why is the sky blue?" {
+	if chat, _ := st.GetChat(ctx, sova.LocalUserID, p.ChatID); chat.Title != "Why is the sky blue?" {
 		t.Errorf("title = %q", chat.Title)
 	}
 }
@@ -186,14 +188,14 @@ func TestPauseAndResume(t *testing.T) {
 		return p, svc.Execute(ctx, p, &rec)
 	}
 	p1, o1 := ask("Economy of the USA")
-	if o1.State != store.RunWaiting {
+	if o1.State != sova.RunWaiting {
 		t.Fatalf("first part: state %s", o1.State)
 	}
 	p2, o2 := ask("The 1930s")
-	if !p2.Resumed || p2.RunID != p1.RunID || o2.State != store.RunCompleted {
+	if !p2.Resumed || p2.RunID != p1.RunID || o2.State != sova.RunCompleted {
 		t.Fatalf("answer did not resume the run: %+v %+v", p2, o2)
 	}
-	r, _ := st.GetRun(ctx, store.LocalUserID, p1.RunID)
+	r, _ := st.GetRun(ctx, sova.LocalUserID, p1.RunID)
 	if r.Report != "# Report" || r.Pause != nil || r.Question != "Economy of the USA" {
 		t.Errorf("run after resume: %+v", r)
 	}
@@ -203,13 +205,13 @@ func TestPauseAndResume(t *testing.T) {
 	}
 	// Event numbers continue across the two parts, and the log replays both.
 	var seqs []int64
-	_ = svc.Follow(ctx, store.LocalUserID, p1.RunID, 0, func(e event.Event) error { seqs = append(seqs, e.Seq); return nil })
+	_ = svc.Follow(ctx, sova.LocalUserID, p1.RunID, 0, func(e event.Event) error { seqs = append(seqs, e.Seq); return nil })
 	for i, s := range seqs {
 		if s != int64(i+1) {
 			t.Fatalf("event numbers %v", seqs)
 		}
 	}
-	msgs, _ := st.ListMessages(ctx, store.LocalUserID, "c1")
+	msgs, _ := st.ListMessages(ctx, sova.LocalUserID, "c1")
 	if len(msgs) != 4 || msgs[1].Content != "Which decade?" || !strings.Contains(string(msgs[1].Parts), "data-clarification") {
 		t.Errorf("chat: %+v", msgs)
 	}
@@ -238,11 +240,11 @@ func TestDetachedRunAndRecovery(t *testing.T) {
 	got := make(chan []event.Type, 1)
 	go func() {
 		var types []event.Type
-		_ = svc.Follow(ctx, store.LocalUserID, p.RunID, 0, func(e event.Event) error { types = append(types, e.Type); return nil })
+		_ = svc.Follow(ctx, sova.LocalUserID, p.RunID, 0, func(e event.Event) error { types = append(types, e.Type); return nil })
 		got <- types
 	}()
 	// Someone else's run is not found.
-	if err := svc.Follow(ctx, "mallory", p.RunID, 0, func(event.Event) error { return nil }); !errors.Is(err, store.ErrNotFound) {
+	if err := svc.Follow(ctx, "mallory", p.RunID, 0, func(event.Event) error { return nil }); !errors.Is(err, sova.ErrNotFound) {
 		t.Errorf("other user followed the run: %v", err)
 	}
 	// Shutting down interrupts the run: it is stored as interrupted, its
@@ -254,8 +256,8 @@ func TestDetachedRunAndRecovery(t *testing.T) {
 	if types[0] != event.TypeStart || types[len(types)-1] != event.TypeFinish {
 		t.Errorf("follower saw %v", types)
 	}
-	r, _ := st.GetRun(ctx, store.LocalUserID, p.RunID)
-	if r.State != store.RunInterrupted || !strings.Contains(r.Error, "restart") {
+	r, _ := st.GetRun(ctx, sova.LocalUserID, p.RunID)
+	if r.State != sova.RunInterrupted || !strings.Contains(r.Error, "restart") {
 		t.Errorf("run after shutdown: %+v", r)
 	}
 	if files, _ := st.RunFiles(ctx, p.RunID); len(files) != 0 {
@@ -263,7 +265,7 @@ func TestDetachedRunAndRecovery(t *testing.T) {
 	}
 
 	// A run left "running" by a crash is marked interrupted at start-up.
-	crashed := &store.Run{UserID: store.LocalUserID, ChatID: p.ChatID, Mode: "scripted", State: store.RunRunning, Question: "q",
+	crashed := &sova.Run{UserID: sova.LocalUserID, ChatID: p.ChatID, Mode: "scripted", State: sova.RunRunning, Question: "q",
 		Input: []byte(`{"persist":true}`), LastSeq: 0}
 	if err := st.CreateRun(ctx, crashed); err != nil {
 		t.Fatal(err)
@@ -273,21 +275,21 @@ func TestDetachedRunAndRecovery(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("recover: %d %v", n, err)
 	}
-	r, _ = st.GetRun(ctx, store.LocalUserID, crashed.ID)
+	r, _ = st.GetRun(ctx, sova.LocalUserID, crashed.ID)
 	evs, _ := st.RunEvents(ctx, crashed.ID, 0)
-	if r.State != store.RunInterrupted || len(evs) != 2 {
+	if r.State != sova.RunInterrupted || len(evs) != 2 {
 		t.Errorf("recovered run: %+v, %d events", r, len(evs))
 	}
 	// And it can be started again.
 	close(release)
-	np, err := svc2.Restart(ctx, store.LocalUserID, crashed.ID)
+	np, err := svc2.Restart(ctx, sova.LocalUserID, crashed.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = svc2.Follow(ctx, store.LocalUserID, np.RunID, 0, func(event.Event) error { return nil })
+	_ = svc2.Follow(ctx, sova.LocalUserID, np.RunID, 0, func(event.Event) error { return nil })
 	_ = svc2.Close(ctx)
-	r, _ = st.GetRun(ctx, store.LocalUserID, np.RunID)
-	if r.State != store.RunCompleted {
+	r, _ = st.GetRun(ctx, sova.LocalUserID, np.RunID)
+	if r.State != sova.RunCompleted {
 		t.Errorf("restarted run: %+v", r)
 	}
 }

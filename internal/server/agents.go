@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/mode"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // Agents (sgr_agent runs) are listed and inspected under the paths and
@@ -42,10 +42,10 @@ type agentState struct {
 	SearchesUsed       int             `json:"searches_used"`
 	ClarificationsUsed int             `json:"clarifications_used"`
 	SourcesCount       int             `json:"sources_count"`
-	Sources            []event.Source  `json:"sources"`
+	Sources            []sova.Source   `json:"sources"`
 	Reasoning          json.RawMessage `json:"current_step_reasoning"`
 	Result             string          `json:"result"`
-	ResultSources      []event.Source  `json:"result_sources"`
+	ResultSources      []sova.Source   `json:"result_sources"`
 	Error              string          `json:"error,omitempty"`
 	CreatedAt          time.Time       `json:"created_at"`
 	UpdatedAt          time.Time       `json:"updated_at"`
@@ -71,7 +71,7 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
 		}
 		offset = n
 	}
-	agents, err := s.opt.Store.ListAgents(r.Context(), store.LocalUserID, limit, offset)
+	agents, err := s.opt.Store.ListAgents(r.Context(), sova.LocalUserID, limit, offset)
 	if err != nil {
 		s.opt.Logger.Error("listing agents failed", "err", err)
 		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not list the agents")
@@ -86,8 +86,8 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getAgentState(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	a, err := s.opt.Store.GetAgent(r.Context(), store.LocalUserID, id)
-	if errors.Is(err, store.ErrNotFound) {
+	a, err := s.opt.Store.GetAgent(r.Context(), sova.LocalUserID, id)
+	if errors.Is(err, sova.ErrNotFound) {
 		writeError(w, http.StatusNotFound, "not_found_error", "agent_not_found", "no agent "+strconv.Quote(id)+" (finished agents are removed after SOVA_SGR_AGENT_TTL)")
 		return
 	}
@@ -104,10 +104,10 @@ func (s *Server) getAgentState(w http.ResponseWriter, r *http.Request) {
 		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 	}
 	if st.Sources == nil {
-		st.Sources = []event.Source{}
+		st.Sources = []sova.Source{}
 	}
 	if st.ResultSources == nil {
-		st.ResultSources = []event.Source{}
+		st.ResultSources = []sova.Source{}
 	}
 	if len(st.Reasoning) == 0 {
 		st.Reasoning = json.RawMessage("null")
@@ -123,7 +123,7 @@ func (s *Server) isAgentRun(r *http.Request, model, runID string) bool {
 		am, ok := m.(mode.AgentMode)
 		return ok && am.KeepsAgents()
 	}
-	_, err := s.opt.Store.GetAgent(r.Context(), store.LocalUserID, runID)
+	_, err := s.opt.Store.GetAgent(r.Context(), sova.LocalUserID, runID)
 	return err == nil
 }
 
@@ -131,7 +131,7 @@ func (s *Server) isAgentRun(r *http.Request, model, runID string) bool {
 // for an answer: an agent that cannot be continued now says why, anything
 // else lists what is valid.
 func (s *Server) unknownModel(w http.ResponseWriter, r *http.Request, model string) {
-	if a, err := s.opt.Store.GetAgent(r.Context(), store.LocalUserID, model); err == nil {
+	if a, err := s.opt.Store.GetAgent(r.Context(), sova.LocalUserID, model); err == nil {
 		writeError(w, http.StatusConflict, "invalid_request_error", "agent_not_waiting",
 			fmt.Sprintf("agent %s is %s: only an agent waiting for clarification can be continued; use %q as the model to start a new one",
 				a.ID, a.State, a.Mode))

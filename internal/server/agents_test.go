@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
@@ -28,7 +30,6 @@ import (
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 	"github.com/sova-ai/sova/internal/server"
 	"github.com/sova-ai/sova/internal/sovatest"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // agentScript answers the sgr agent's NextStep requests by task and step,
@@ -380,7 +381,7 @@ func TestAgentSurvivesServerRestart(t *testing.T) {
 	}
 	var st stateView
 	getJSON(t, srv.URL+"/agents/"+agentID+"/state", &st)
-	if st.State != store.AgentCompleted || st.Iteration != 6 {
+	if st.State != sova.AgentCompleted || st.Iteration != 6 {
 		t.Errorf("state %+v", st)
 	}
 }
@@ -508,8 +509,8 @@ func TestAgentInChatWithAISDK(t *testing.T) {
 		t.Errorf("steps asked %v: the second message must continue the same agent", got)
 	}
 	// One agent, completed, tied to the chat.
-	list, err := e.app.Store.ListAgents(context.Background(), store.LocalUserID, 0, 0)
-	if err != nil || len(list) != 1 || list[0].State != store.AgentCompleted || list[0].ChatID != "agent-chat" {
+	list, err := e.app.Store.ListAgents(context.Background(), sova.LocalUserID, 0, 0)
+	if err != nil || len(list) != 1 || list[0].State != sova.AgentCompleted || list[0].ChatID != "agent-chat" {
 		t.Errorf("agents %+v (%v)", list, err)
 	}
 }

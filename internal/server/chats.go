@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/sova-ai/sova/internal/store"
+	"github.com/sova-ai/sova"
 )
 
 func (s *Server) listChats(w http.ResponseWriter, r *http.Request) {
@@ -26,37 +26,37 @@ func (s *Server) listChats(w http.ResponseWriter, r *http.Request) {
 		}
 		offset = n
 	}
-	chats, err := s.opt.Store.ListChats(r.Context(), store.LocalUserID, limit, offset)
+	chats, err := s.opt.Store.ListChats(r.Context(), sova.LocalUserID, limit, offset)
 	if err != nil {
 		s.storeError(w, err)
 		return
 	}
 	if chats == nil {
-		chats = []store.Chat{}
+		chats = []sova.Chat{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"chats": chats})
 }
 
 func (s *Server) getChat(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	chat, err := s.opt.Store.GetChat(r.Context(), store.LocalUserID, id)
+	chat, err := s.opt.Store.GetChat(r.Context(), sova.LocalUserID, id)
 	if err != nil {
 		s.storeError(w, err)
 		return
 	}
-	msgs, err := s.opt.Store.ListMessages(r.Context(), store.LocalUserID, id)
+	msgs, err := s.opt.Store.ListMessages(r.Context(), sova.LocalUserID, id)
 	if err != nil {
 		s.storeError(w, err)
 		return
 	}
 	if msgs == nil {
-		msgs = []store.Message{}
+		msgs = []sova.Message{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"chat": chat, "messages": msgs})
 }
 
 func (s *Server) deleteChat(w http.ResponseWriter, r *http.Request) {
-	if err := s.opt.Store.DeleteChat(r.Context(), store.LocalUserID, r.PathValue("id")); err != nil {
+	if err := s.opt.Store.DeleteChat(r.Context(), sova.LocalUserID, r.PathValue("id")); err != nil {
 		s.storeError(w, err)
 		return
 	}
@@ -64,7 +64,7 @@ func (s *Server) deleteChat(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) storeError(w http.ResponseWriter, err error) {
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, sova.ErrNotFound) {
 		writeError(w, http.StatusNotFound, "not_found", "chat_not_found", "no such chat")
 		return
 	}

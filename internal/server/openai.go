@@ -6,9 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/run"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // completionRequest is the part of OpenAI's chat-completions body Sova
@@ -49,7 +50,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prep, err := s.opt.Service.Prepare(r.Context(), run.Request{
-		UserID: store.LocalUserID, Mode: req.Model, Messages: toLLM(req.Messages),
+		UserID: sova.LocalUserID, Mode: req.Model, Messages: toLLM(req.Messages),
 	})
 	if errors.Is(err, run.ErrUnknownMode) {
 		s.unknownModel(w, r, req.Model)
@@ -90,7 +91,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	// Detached like every streamed run: a client that goes away can pick
 	// it up again from GET /api/runs/{id}/stream.
 	s.opt.Service.Start(prep)
-	_ = s.opt.Service.Follow(r.Context(), store.LocalUserID, prep.RunID, prep.StartSeq(), func(e event.Event) error {
+	_ = s.opt.Service.Follow(r.Context(), sova.LocalUserID, prep.RunID, prep.StartSeq(), func(e event.Event) error {
 		if err := stream.Emit(e); err != nil && !errors.Is(err, event.ErrInvalidEvent) {
 			return err
 		}

@@ -10,21 +10,22 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/report"
 	"github.com/sova-ai/sova/internal/run"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // runView is GET /api/runs/{id}: the run, its workspace files, and its
 // latest progress — the last data part of each kind and id (the research
 // plan, each agent with its todos, supervisor decisions) and the last stage.
 type runView struct {
-	Run      *store.Run      `json:"run"`
-	Files    []store.RunFile `json:"files"`
-	Stage    *event.Status   `json:"stage,omitempty"`
-	Progress []progressItem  `json:"progress"`
-	Sources  []event.Source  `json:"sources"`
+	Run      *sova.Run      `json:"run"`
+	Files    []sova.RunFile `json:"files"`
+	Stage    *event.Status  `json:"stage,omitempty"`
+	Progress []progressItem `json:"progress"`
+	Sources  []sova.Source  `json:"sources"`
 }
 
 type progressItem struct {
@@ -35,7 +36,7 @@ type progressItem struct {
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	rn, err := s.opt.Store.GetRun(ctx, store.LocalUserID, r.PathValue("id"))
+	rn, err := s.opt.Store.GetRun(ctx, sova.LocalUserID, r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
@@ -45,9 +46,9 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 		s.runStoreError(w, err)
 		return
 	}
-	v := runView{Run: rn, Files: files, Progress: []progressItem{}, Sources: []event.Source{}}
+	v := runView{Run: rn, Files: files, Progress: []progressItem{}, Sources: []sova.Source{}}
 	index := map[string]int{}
-	err = s.opt.Service.Follow(ctx, store.LocalUserID, rn.ID, 0, func(e event.Event) error {
+	err = s.opt.Service.Follow(ctx, sova.LocalUserID, rn.ID, 0, func(e event.Event) error {
 		switch e.Type {
 		case event.TypeStatus:
 			v.Stage = e.Status
@@ -78,7 +79,7 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_last_event_id", "Last-Event-ID must be a non-negative number")
 		return
 	}
-	rn, err := s.opt.Store.GetRun(r.Context(), store.LocalUserID, r.PathValue("id"))
+	rn, err := s.opt.Store.GetRun(r.Context(), sova.LocalUserID, r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
@@ -88,7 +89,7 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if err := s.opt.Service.Cancel(r.Context(), store.LocalUserID, id); err != nil {
+	if err := s.opt.Service.Cancel(r.Context(), sova.LocalUserID, id); err != nil {
 		s.runStoreError(w, err)
 		return
 	}
@@ -96,7 +97,7 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) restartRun(w http.ResponseWriter, r *http.Request) {
-	p, err := s.opt.Service.Restart(r.Context(), store.LocalUserID, r.PathValue("id"))
+	p, err := s.opt.Service.Restart(r.Context(), sova.LocalUserID, r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
@@ -109,7 +110,7 @@ func (s *Server) restartRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listRunFiles(w http.ResponseWriter, r *http.Request) {
-	rn, err := s.opt.Store.GetRun(r.Context(), store.LocalUserID, r.PathValue("id"))
+	rn, err := s.opt.Store.GetRun(r.Context(), sova.LocalUserID, r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
@@ -123,7 +124,7 @@ func (s *Server) listRunFiles(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getRunFile(w http.ResponseWriter, r *http.Request) {
-	rn, err := s.opt.Store.GetRun(r.Context(), store.LocalUserID, r.PathValue("id"))
+	rn, err := s.opt.Store.GetRun(r.Context(), sova.LocalUserID, r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
@@ -142,7 +143,7 @@ func (s *Server) getRunFile(w http.ResponseWriter, r *http.Request) {
 // folder as the run left it.
 func (s *Server) exportRunFiles(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	rn, err := s.opt.Store.GetRun(ctx, store.LocalUserID, r.PathValue("id"))
+	rn, err := s.opt.Store.GetRun(ctx, sova.LocalUserID, r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
@@ -185,13 +186,13 @@ func (s *Server) runReportMarkdown(w http.ResponseWriter, r *http.Request) {
 
 // finishedReport returns the run when its report can be offered: only
 // after the run completed.
-func (s *Server) finishedReport(w http.ResponseWriter, r *http.Request) (*store.Run, bool) {
-	rn, err := s.opt.Store.GetRun(r.Context(), store.LocalUserID, r.PathValue("id"))
+func (s *Server) finishedReport(w http.ResponseWriter, r *http.Request) (*sova.Run, bool) {
+	rn, err := s.opt.Store.GetRun(r.Context(), sova.LocalUserID, r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return nil, false
 	}
-	if rn.State != store.RunCompleted || rn.Report == "" {
+	if rn.State != sova.RunCompleted || rn.Report == "" {
 		writeError(w, http.StatusConflict, "invalid_request_error", "report_not_ready",
 			"this run has no report yet (state: "+rn.State+"); reports are offered when a research run completes")
 		return nil, false
@@ -200,7 +201,7 @@ func (s *Server) finishedReport(w http.ResponseWriter, r *http.Request) (*store.
 }
 
 // reportFileName makes a safe file name from the run's question.
-func reportFileName(rn *store.Run) string {
+func reportFileName(rn *sova.Run) string {
 	var b strings.Builder
 	for _, r := range rn.Question {
 		switch {
@@ -222,7 +223,7 @@ func reportFileName(rn *store.Run) string {
 
 func (s *Server) runStoreError(w http.ResponseWriter, err error) {
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, sova.ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", "run_not_found", "no such run or file")
 	case errors.Is(err, run.ErrNotRestartable), errors.Is(err, run.ErrNotRunning):
 		writeError(w, http.StatusConflict, "invalid_request_error", "run_state", err.Error())

@@ -5,9 +5,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/run"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // searchRequest is the body of POST /api/search. Messages are AI SDK UI
@@ -103,7 +104,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prep, err := s.opt.Service.Prepare(r.Context(), run.Request{
-		UserID: store.LocalUserID, ChatID: req.ID, Mode: modeID,
+		UserID: sova.LocalUserID, ChatID: req.ID, Mode: modeID,
 		Messages: toLLM(req.Messages), Timezone: req.Timezone, Persist: true,
 		Spaces: spaceIDs, WebSearch: req.WebSearch,
 	})

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
@@ -24,7 +26,6 @@ import (
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/server"
 	"github.com/sova-ai/sova/internal/sovatest"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 type env struct {
@@ -133,8 +134,8 @@ func TestSearchStreamAndChatStored(t *testing.T) {
 
 	// The chat and both messages are stored; the title arrives in the background.
 	var got struct {
-		Chat     store.Chat      `json:"chat"`
-		Messages []store.Message `json:"messages"`
+		Chat     sova.Chat      `json:"chat"`
+		Messages []sova.Message `json:"messages"`
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -142,7 +143,7 @@ func TestSearchStreamAndChatStored(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got.Chat = store.Chat{}
+		got.Chat = sova.Chat{}
 		if err := json.NewDecoder(r.Body).Decode(&got); err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +167,7 @@ func TestSearchStreamAndChatStored(t *testing.T) {
 
 	// Listed, then deleted.
 	r, _ := http.Get(e.srv.URL + "/api/chats")
-	var list struct{ Chats []store.Chat }
+	var list struct{ Chats []sova.Chat }
 	_ = json.NewDecoder(r.Body).Decode(&list)
 	r.Body.Close()
 	if len(list.Chats) != 1 || list.Chats[0].ID != "chat-1" || list.Chats[0].MessageCount != 2 {
@@ -229,7 +230,7 @@ func TestErrors(t *testing.T) {
 		})
 	}
 	// Nothing was stored by the rejected requests.
-	chats, _ := e.app.Store.ListChats(context.Background(), store.LocalUserID, 10, 0)
+	chats, _ := e.app.Store.ListChats(context.Background(), sova.LocalUserID, 10, 0)
 	if len(chats) != 0 {
 		t.Errorf("rejected requests stored %d chats", len(chats))
 	}
@@ -294,7 +295,7 @@ func TestClientGoneRunGoesOnAndStreamResumes(t *testing.T) {
 	}
 
 	// The answer was stored although the first client left.
-	msgs, _ := e.app.Store.ListMessages(context.Background(), store.LocalUserID, "gone")
+	msgs, _ := e.app.Store.ListMessages(context.Background(), sova.LocalUserID, "gone")
 	if len(msgs) != 2 || msgs[1].FinishReason != "stop" || len(msgs[1].Sources) == 0 {
 		t.Fatalf("messages after the client left: %+v", msgs)
 	}
@@ -306,7 +307,7 @@ func TestClientGoneRunGoesOnAndStreamResumes(t *testing.T) {
 	if all[0]["type"] != "start" || all[len(all)-1]["type"] != "finish" {
 		t.Errorf("replay: first %v last %v", all[0], all[len(all)-1])
 	}
-	_ = e.app.Store.CreateChat(context.Background(), &store.Chat{ID: "empty", UserID: store.LocalUserID})
+	_ = e.app.Store.CreateChat(context.Background(), &sova.Chat{ID: "empty", UserID: sova.LocalUserID})
 	r, _ = http.Get(e.srv.URL + "/api/chats/empty/stream")
 	if r.StatusCode != http.StatusNoContent {
 		t.Errorf("chat without runs: %d", r.StatusCode)
@@ -324,12 +325,12 @@ func TestRunEndpoints(t *testing.T) {
 	}
 	r, _ := http.Get(e.srv.URL + "/api/runs/" + runID)
 	var view struct {
-		Run   store.Run
+		Run   sova.Run
 		Stage *struct{ Stage string }
 	}
 	_ = json.NewDecoder(r.Body).Decode(&view)
 	r.Body.Close()
-	if view.Run.State != store.RunRunning || view.Stage == nil || view.Stage.Stage != "read" {
+	if view.Run.State != sova.RunRunning || view.Stage == nil || view.Stage.Stage != "read" {
 		t.Errorf("running view: %+v", view)
 	}
 	// Cancel: the stream ends, the run is cancelled.
@@ -342,8 +343,8 @@ func TestRunEndpoints(t *testing.T) {
 	if !strings.Contains(string(rest), `"type":"abort"`) {
 		t.Errorf("cancelled stream: %s", rest)
 	}
-	got, _ := e.app.Store.GetRun(context.Background(), store.LocalUserID, runID)
-	if got.State != store.RunCancelled {
+	got, _ := e.app.Store.GetRun(context.Background(), sova.LocalUserID, runID)
+	if got.State != sova.RunCancelled {
 		t.Errorf("state after cancel: %s", got.State)
 	}
 	// No report for a search run; restart a cancelled run.

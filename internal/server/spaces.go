@@ -11,9 +11,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/spaces"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // Document space endpoints:
@@ -53,11 +54,11 @@ func (s *Server) spacesOr404(w http.ResponseWriter) bool {
 }
 
 // spaceOf resolves the {id} of the path, answering the error itself.
-func (s *Server) spaceOf(w http.ResponseWriter, r *http.Request) (*store.Space, bool) {
+func (s *Server) spaceOf(w http.ResponseWriter, r *http.Request) (*sova.Space, bool) {
 	if !s.spacesOr404(w) {
 		return nil, false
 	}
-	sp, err := s.opt.Spaces.Space(r.Context(), store.LocalUserID, r.PathValue("id"))
+	sp, err := s.opt.Spaces.Space(r.Context(), sova.LocalUserID, r.PathValue("id"))
 	if err != nil {
 		s.spaceError(w, err)
 		return nil, false
@@ -67,11 +68,11 @@ func (s *Server) spaceOf(w http.ResponseWriter, r *http.Request) (*store.Space, 
 
 func (s *Server) spaceError(w http.ResponseWriter, err error) {
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, sova.ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", "space_not_found", err.Error())
-	case errors.Is(err, store.ErrConflict):
+	case errors.Is(err, sova.ErrConflict):
 		writeError(w, http.StatusConflict, "invalid_request_error", "space_exists", err.Error())
-	case errors.Is(err, store.ErrInvalid):
+	case errors.Is(err, sova.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_space", err.Error())
 	case errors.Is(err, spaces.ErrEmptyQuery):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "empty_query", err.Error())
@@ -89,7 +90,7 @@ func (s *Server) listSpaces(w http.ResponseWriter, r *http.Request) {
 	if !s.spacesOr404(w) {
 		return
 	}
-	list, err := s.opt.Spaces.Spaces(r.Context(), store.LocalUserID)
+	list, err := s.opt.Spaces.Spaces(r.Context(), sova.LocalUserID)
 	if err != nil {
 		s.spaceError(w, err)
 		return
@@ -118,7 +119,7 @@ func (s *Server) createSpace(w http.ResponseWriter, r *http.Request) {
 	if body.Description != nil {
 		desc = *body.Description
 	}
-	sp, err := s.opt.Spaces.CreateSpace(r.Context(), store.LocalUserID, *body.Name, desc)
+	sp, err := s.opt.Spaces.CreateSpace(r.Context(), sova.LocalUserID, *body.Name, desc)
 	if err != nil {
 		s.spaceError(w, err)
 		return
@@ -151,11 +152,11 @@ func (s *Server) updateSpace(w http.ResponseWriter, r *http.Request) {
 	if body.Description != nil {
 		desc = *body.Description
 	}
-	if err := s.opt.Spaces.UpdateSpace(r.Context(), store.LocalUserID, sp.ID, name, desc); err != nil {
+	if err := s.opt.Spaces.UpdateSpace(r.Context(), sova.LocalUserID, sp.ID, name, desc); err != nil {
 		s.spaceError(w, err)
 		return
 	}
-	sp, err := s.opt.Spaces.Space(r.Context(), store.LocalUserID, sp.ID)
+	sp, err := s.opt.Spaces.Space(r.Context(), sova.LocalUserID, sp.ID)
 	if err != nil {
 		s.spaceError(w, err)
 		return
@@ -168,7 +169,7 @@ func (s *Server) deleteSpace(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.opt.Spaces.DeleteSpace(r.Context(), store.LocalUserID, sp.ID); err != nil {
+	if err := s.opt.Spaces.DeleteSpace(r.Context(), sova.LocalUserID, sp.ID); err != nil {
 		s.spaceError(w, err)
 		return
 	}
@@ -180,7 +181,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	docs, err := s.opt.Spaces.Documents(r.Context(), store.LocalUserID, sp.ID)
+	docs, err := s.opt.Spaces.Documents(r.Context(), sova.LocalUserID, sp.ID)
 	if err != nil {
 		s.spaceError(w, err)
 		return
@@ -193,9 +194,9 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	d, err := s.opt.Store.GetDocument(r.Context(), store.LocalUserID, sp.ID, r.PathValue("docId"))
+	d, err := s.opt.Store.GetDocument(r.Context(), sova.LocalUserID, sp.ID, r.PathValue("docId"))
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, sova.ErrNotFound) {
 			writeError(w, http.StatusNotFound, "not_found", "document_not_found", "no such document in this space")
 			return
 		}
@@ -210,9 +211,9 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err := s.opt.Spaces.DeleteDocuments(r.Context(), store.LocalUserID, sp.ID, []string{r.PathValue("docId")})
+	err := s.opt.Spaces.DeleteDocuments(r.Context(), sova.LocalUserID, sp.ID, []string{r.PathValue("docId")})
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, sova.ErrNotFound) {
 			writeError(w, http.StatusNotFound, "not_found", "document_not_found", "no such document in this space")
 			return
 		}
@@ -272,7 +273,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "no_files", "the upload holds no file parts (send each file as a part with a filename)")
 		return
 	}
-	results, err := s.opt.Spaces.Add(r.Context(), store.LocalUserID, sp.ID, files, spaces.AddOptions{})
+	results, err := s.opt.Spaces.Add(r.Context(), sova.LocalUserID, sp.ID, files, spaces.AddOptions{})
 	if err != nil {
 		s.spaceError(w, err)
 		return
@@ -356,7 +357,7 @@ func (s *Server) searchSpace(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	hits, err := s.opt.Spaces.Search(r.Context(), store.LocalUserID, []string{sp.ID}, q, limit)
+	hits, err := s.opt.Spaces.Search(r.Context(), sova.LocalUserID, []string{sp.ID}, q, limit)
 	if err != nil {
 		s.spaceError(w, err)
 		return
@@ -395,8 +396,8 @@ func (s *Server) resolveSpaces(w http.ResponseWriter, r *http.Request, modeID st
 	ids := make([]string, 0, len(refs))
 	seen := map[string]bool{}
 	for _, ref := range refs {
-		sp, err := s.opt.Spaces.Space(r.Context(), store.LocalUserID, ref)
-		if errors.Is(err, store.ErrNotFound) {
+		sp, err := s.opt.Spaces.Space(r.Context(), sova.LocalUserID, ref)
+		if errors.Is(err, sova.ErrNotFound) {
 			writeError(w, http.StatusBadRequest, "invalid_request_error", "unknown_space", fmt.Sprintf("no document space %q", ref))
 			return nil, false
 		}

@@ -14,13 +14,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/app"
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 	"github.com/sova-ai/sova/internal/server"
 	"github.com/sova-ai/sova/internal/sovatest"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // newSpacesEnv is newEnv with document spaces served.
@@ -113,7 +114,7 @@ func TestSpacesAPI(t *testing.T) {
 	e := newSpacesEnv(t, map[string]string{"SOVA_SPACES_MAX_FILE_BYTES": "4096"})
 	base := e.srv.URL + "/api/spaces"
 
-	var sp store.Space
+	var sp sova.Space
 	if st := do(t, "POST", base, strings.NewReader(`{"name":"Projects","description":"plans"}`), "application/json", &sp); st != 201 || sp.ID == "" || sp.Name != "Projects" {
 		t.Fatalf("create: %d %+v", st, sp)
 	}
@@ -158,11 +159,11 @@ func TestSpacesAPI(t *testing.T) {
 	}
 
 	// Listing, by ID and by name.
-	var list struct{ Spaces []store.Space }
+	var list struct{ Spaces []sova.Space }
 	if st := do(t, "GET", base, nil, "", &list); st != 200 || len(list.Spaces) != 1 || list.Spaces[0].DocumentCount != 2 || list.Spaces[0].ChunkCount < 2 {
 		t.Errorf("list: %d %+v", st, list)
 	}
-	var docs struct{ Documents []store.Document }
+	var docs struct{ Documents []sova.Document }
 	if st := do(t, "GET", base+"/Projects/documents", nil, "", &docs); st != 200 || len(docs.Documents) != 2 {
 		t.Fatalf("documents: %d %+v", st, docs)
 	}
@@ -195,13 +196,13 @@ func TestSpacesAPI(t *testing.T) {
 	}
 
 	// Rename and describe.
-	var renamed store.Space
+	var renamed sova.Space
 	if st := do(t, "PATCH", base+"/"+sp.ID, strings.NewReader(`{"name":"Plans"}`), "application/json", &renamed); st != 200 || renamed.Name != "Plans" || renamed.Description != "plans" {
 		t.Errorf("rename: %d %+v", st, renamed)
 	}
 
 	// Delete a document, then the space.
-	var doc store.Document
+	var doc sova.Document
 	for _, d := range docs.Documents {
 		if d.Name == "notes.txt" {
 			doc = d
@@ -226,7 +227,7 @@ func TestSpacesAPI(t *testing.T) {
 
 func TestUploadBodyLimit(t *testing.T) {
 	e := newSpacesEnv(t, map[string]string{"SOVA_SPACES_MAX_UPLOAD_BYTES": "2048"})
-	var sp store.Space
+	var sp sova.Space
 	do(t, "POST", e.srv.URL+"/api/spaces", strings.NewReader(`{"name":"S"}`), "application/json", &sp)
 	st, _, bad := upload(t, e.srv.URL+"/api/spaces/"+sp.ID+"/documents", map[string]string{"a.txt": strings.Repeat("word ", 1000)})
 	if st != 413 || bad.Error.Code != "body_too_large" {
@@ -235,9 +236,9 @@ func TestUploadBodyLimit(t *testing.T) {
 }
 
 // addDocs creates a space holding the Vostok document.
-func addDocs(t *testing.T, e *env) store.Space {
+func addDocs(t *testing.T, e *env) sova.Space {
 	t.Helper()
-	var sp store.Space
+	var sp sova.Space
 	do(t, "POST", e.srv.URL+"/api/spaces", strings.NewReader(`{"name":"Projects"}`), "application/json", &sp)
 	if st, body, _ := upload(t, e.srv.URL+"/api/spaces/"+sp.ID+"/documents", map[string]string{"vostok.md": vostokMD}); st != 201 {
 		t.Fatalf("upload: %d %v", st, body)
@@ -287,7 +288,7 @@ func TestSearchModesTakeSpaces(t *testing.T) {
 	if !candidate || !cited {
 		t.Errorf("document passage in the stream: candidate %v, cited %v", candidate, cited)
 	}
-	var chat struct{ Messages []store.Message }
+	var chat struct{ Messages []sova.Message }
 	deadline := time.Now().Add(5 * time.Second)
 	for len(chat.Messages) < 2 && time.Now().Before(deadline) {
 		do(t, "GET", e.srv.URL+"/api/chats/chat-docs", nil, "", &chat)
@@ -330,7 +331,7 @@ func TestDocsModeOverAPIIsStored(t *testing.T) {
 	}
 
 	var chat struct {
-		Messages []store.Message
+		Messages []sova.Message
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {

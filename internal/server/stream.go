@@ -8,8 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // keepAliveEvery is how often a quiet stream gets an SSE comment, so that
@@ -57,7 +58,7 @@ func (s *Server) streamUI(w http.ResponseWriter, r *http.Request, runID string, 
 	stream := event.NewUIStream(sw, flush)
 	stop := s.keepAlive(stream.KeepAlive)
 	defer stop()
-	err := s.opt.Service.Follow(r.Context(), store.LocalUserID, runID, from, func(e event.Event) error {
+	err := s.opt.Service.Follow(r.Context(), sova.LocalUserID, runID, from, func(e event.Event) error {
 		if !live && e.Seq > seen {
 			sw.set(w)
 			live = true
@@ -121,8 +122,8 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_last_event_id", "Last-Event-ID must be a non-negative number")
 		return
 	}
-	run, err := s.opt.Store.LatestRun(r.Context(), store.LocalUserID, r.PathValue("id"))
-	if errors.Is(err, store.ErrNotFound) {
+	run, err := s.opt.Store.LatestRun(r.Context(), sova.LocalUserID, r.PathValue("id"))
+	if errors.Is(err, sova.ErrNotFound) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}

@@ -29,10 +29,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
-
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // Embedder turns texts into embedding vectors (one per text, in order).
@@ -101,7 +101,7 @@ func (c Config) withDefaults() Config {
 // the index. It is safe for concurrent use; changes to one space take
 // turns.
 type Service struct {
-	store store.SpaceStore
+	store sova.SpaceStore
 	index Index
 	embed Embedder
 	cfg   Config
@@ -114,7 +114,7 @@ type Service struct {
 }
 
 // NewService returns a Service. embed may be nil (BM25 only).
-func NewService(st store.SpaceStore, idx Index, embed Embedder, cfg Config, log *slog.Logger) *Service {
+func NewService(st sova.SpaceStore, idx Index, embed Embedder, cfg Config, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -144,8 +144,8 @@ func (s *Service) lock(spaceID string) func() {
 }
 
 // CreateSpace creates a space.
-func (s *Service) CreateSpace(ctx context.Context, userID, name, description string) (*store.Space, error) {
-	sp := &store.Space{UserID: userID, Name: name, Description: strings.TrimSpace(description)}
+func (s *Service) CreateSpace(ctx context.Context, userID, name, description string) (*sova.Space, error) {
+	sp := &sova.Space{UserID: userID, Name: name, Description: strings.TrimSpace(description)}
 	if err := s.store.CreateSpace(ctx, sp); err != nil {
 		return nil, err
 	}
@@ -153,18 +153,18 @@ func (s *Service) CreateSpace(ctx context.Context, userID, name, description str
 }
 
 // Spaces lists the user's spaces with their counts.
-func (s *Service) Spaces(ctx context.Context, userID string) ([]store.Space, error) {
+func (s *Service) Spaces(ctx context.Context, userID string) ([]sova.Space, error) {
 	return s.store.ListSpaces(ctx, userID)
 }
 
 // Space finds one of the user's spaces by ID or, failing that, by name.
-func (s *Service) Space(ctx context.Context, userID, ref string) (*store.Space, error) {
+func (s *Service) Space(ctx context.Context, userID, ref string) (*sova.Space, error) {
 	sp, err := s.store.GetSpace(ctx, userID, ref)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, sova.ErrNotFound) {
 		sp, err = s.store.GetSpaceByName(ctx, userID, strings.TrimSpace(ref))
 	}
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("no space %q: %w", ref, store.ErrNotFound)
+	if errors.Is(err, sova.ErrNotFound) {
+		return nil, fmt.Errorf("no space %q: %w", ref, sova.ErrNotFound)
 	}
 	return sp, err
 }
@@ -193,7 +193,7 @@ func (s *Service) DeleteSpace(ctx context.Context, userID, spaceID string) error
 }
 
 // Documents lists a space's documents.
-func (s *Service) Documents(ctx context.Context, userID, spaceID string) ([]store.Document, error) {
+func (s *Service) Documents(ctx context.Context, userID, spaceID string) ([]sova.Document, error) {
 	return s.store.ListDocuments(ctx, userID, spaceID)
 }
 
@@ -221,10 +221,10 @@ const (
 
 // FileResult is what became of one file.
 type FileResult struct {
-	Name     string          `json:"name"`
-	Status   string          `json:"status"`
-	Document *store.Document `json:"document,omitempty"`
-	Error    string          `json:"error,omitempty"`
+	Name     string         `json:"name"`
+	Status   string         `json:"status"`
+	Document *sova.Document `json:"document,omitempty"`
+	Error    string         `json:"error,omitempty"`
 	err      error
 }
 
@@ -256,7 +256,7 @@ func (s *Service) Add(ctx context.Context, userID, spaceID string, files []File,
 	if err != nil {
 		return nil, err
 	}
-	known := make(map[string]store.Document, len(existing))
+	known := make(map[string]sova.Document, len(existing))
 	for _, d := range existing {
 		known[d.Name] = d
 	}
@@ -267,7 +267,7 @@ func (s *Service) Add(ctx context.Context, userID, spaceID string, files []File,
 	for i, f := range files {
 		if name, err := CleanName(f.Name); err == nil {
 			if given[name] {
-				err := fmt.Errorf("%s: %w: the same name was given twice", name, store.ErrConflict)
+				err := fmt.Errorf("%s: %w: the same name was given twice", name, sova.ErrConflict)
 				results[i] = FileResult{Name: f.Name, Status: StatusFailed, Error: err.Error(), err: err}
 				skip[i] = true
 			}
@@ -364,12 +364,12 @@ func (s *Service) notWritten(results []FileResult, files []File, cause error) []
 
 // prepared is a file read and chunked, ready to be written.
 type prepared struct {
-	doc       *store.Document
+	doc       *sova.Document
 	chunks    []Chunk
 	vectors   [][]float32
 	textBytes int
 	replaces  bool
-	unchanged *store.Document
+	unchanged *sova.Document
 	err       error
 }
 
@@ -386,7 +386,7 @@ func (p *prepared) result(writeErr error) FileResult {
 }
 
 // prepare reads, checks and chunks one file.
-func (s *Service) prepare(ctx context.Context, f File, known map[string]store.Document) *prepared {
+func (s *Service) prepare(ctx context.Context, f File, known map[string]sova.Document) *prepared {
 	fail := func(err error) *prepared { return &prepared{err: err} }
 	name, err := CleanName(f.Name)
 	if err != nil {
@@ -425,7 +425,7 @@ func (s *Service) prepare(ctx context.Context, f File, known map[string]store.Do
 		id = u.String()
 	}
 	p := &prepared{
-		doc: &store.Document{
+		doc: &sova.Document{
 			ID: id, Name: name, Title: doc.title, Format: string(format), Size: int64(len(data)),
 			SHA256: digest, ChunkCount: len(chunks), Version: uuid.NewString(),
 		},
@@ -496,8 +496,8 @@ func CleanName(name string) (string, error) {
 	if c := path.Clean(n); c != n || c == "." || strings.HasPrefix(c, "../") || c == ".." {
 		return "", fmt.Errorf("document name %q is not a clean relative path", name)
 	}
-	if len([]rune(n)) > store.MaxDocumentNameChars {
-		return "", fmt.Errorf("document name longer than %d characters", store.MaxDocumentNameChars)
+	if len([]rune(n)) > sova.MaxDocumentNameChars {
+		return "", fmt.Errorf("document name longer than %d characters", sova.MaxDocumentNameChars)
 	}
 	return n, nil
 }
@@ -513,7 +513,7 @@ func CleanName(name string) (string, error) {
 // of the versions they replace are removed. Whatever a crash or a failed
 // removal leaves behind is invisible and is cleaned up by reconcile.
 func (s *Service) write(ctx context.Context, userID, spaceID string, batch []*prepared) error {
-	docs := make([]*store.Document, len(batch))
+	docs := make([]*sova.Document, len(batch))
 	ids := make([]string, len(batch))
 	added := make([]DocVersion, len(batch))
 	for i, p := range batch {
@@ -525,12 +525,12 @@ func (s *Service) write(ctx context.Context, userID, spaceID string, batch []*pr
 		return err
 	}
 	var replaced []DocVersion
-	err := s.store.PutDocuments(ctx, userID, spaceID, docs, func(old []store.Document) error {
+	err := s.store.PutDocuments(ctx, userID, spaceID, docs, func(old []sova.Document) error {
 		// The chunks were indexed under the IDs known when the batch was
 		// read; a row that changed since (another process) is not ours.
 		for i, d := range docs {
 			if d.ID != ids[i] {
-				return fmt.Errorf("document %q changed while it was being added: %w", d.Name, store.ErrConflict)
+				return fmt.Errorf("document %q changed while it was being added: %w", d.Name, sova.ErrConflict)
 			}
 		}
 		for _, d := range old {
@@ -604,7 +604,7 @@ func (s *Service) DeleteDocuments(ctx context.Context, userID, spaceID string, d
 	unlock := s.lock(spaceID)
 	defer unlock()
 	var deleted []DocVersion
-	err := s.store.DeleteDocuments(ctx, userID, spaceID, docIDs, func(rows []store.Document) error {
+	err := s.store.DeleteDocuments(ctx, userID, spaceID, docIDs, func(rows []sova.Document) error {
 		for _, d := range rows {
 			deleted = append(deleted, DocVersion{DocID: d.ID}) // every version
 		}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/store"
 )
 
@@ -48,7 +50,7 @@ func newEnv(t *testing.T, cfg Config, embed Embedder, wrap func(store.Store, Ind
 	return &testEnv{svc: svc, st: st, index: idx, dir: dir}
 }
 
-func (e *testEnv) space(t *testing.T, name string) *store.Space {
+func (e *testEnv) space(t *testing.T, name string) *sova.Space {
 	t.Helper()
 	sp, err := e.svc.CreateSpace(t.Context(), user, name, "")
 	if err != nil {
@@ -188,7 +190,7 @@ func TestAddSearchReplaceDelete(t *testing.T) {
 	if err != nil || got.DocumentCount != 2 {
 		t.Errorf("space after delete = %+v, %v", got, err)
 	}
-	if err := e.svc.DeleteDocuments(t.Context(), user, sp.ID, []string{"missing"}); !errors.Is(err, store.ErrNotFound) {
+	if err := e.svc.DeleteDocuments(t.Context(), user, sp.ID, []string{"missing"}); !errors.Is(err, sova.ErrNotFound) {
 		t.Errorf("deleting a missing document: err = %v", err)
 	}
 	if _, err := e.svc.Search(t.Context(), user, []string{sp.ID}, "  ", 5); !errors.Is(err, ErrEmptyQuery) {
@@ -236,7 +238,7 @@ func TestAddInBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if read.Load() != 5 || len(res) != 6 || res[5].Status != StatusFailed || !errors.Is(res[5].Err(), store.ErrConflict) {
+	if read.Load() != 5 || len(res) != 6 || res[5].Status != StatusFailed || !errors.Is(res[5].Err(), sova.ErrConflict) {
 		t.Fatalf("read %d, results %v", read.Load(), statuses(res))
 	}
 	for _, w := range []string{"alpha", "bravo", "charlie", "delta", "echo"} {
@@ -268,16 +270,16 @@ type failingCommitStore struct {
 	armed atomic.Bool
 }
 
-func (f *failingCommitStore) PutDocuments(ctx context.Context, userID, spaceID string, docs []*store.Document, apply func([]store.Document) error) error {
+func (f *failingCommitStore) PutDocuments(ctx context.Context, userID, spaceID string, docs []*sova.Document, apply func([]sova.Document) error) error {
 	return f.Store.PutDocuments(ctx, userID, spaceID, docs, f.wrap(apply))
 }
 
-func (f *failingCommitStore) DeleteDocuments(ctx context.Context, userID, spaceID string, ids []string, apply func([]store.Document) error) error {
+func (f *failingCommitStore) DeleteDocuments(ctx context.Context, userID, spaceID string, ids []string, apply func([]sova.Document) error) error {
 	return f.Store.DeleteDocuments(ctx, userID, spaceID, ids, f.wrap(apply))
 }
 
-func (f *failingCommitStore) wrap(apply func([]store.Document) error) func([]store.Document) error {
-	return func(d []store.Document) error {
+func (f *failingCommitStore) wrap(apply func([]sova.Document) error) func([]sova.Document) error {
+	return func(d []sova.Document) error {
 		if err := apply(d); err != nil {
 			return err
 		}
@@ -445,10 +447,10 @@ func TestSearchIsScopedByUser(t *testing.T) {
 	if err != nil || len(hits) != 0 {
 		t.Errorf("another user's search = %+v, %v", hits, err)
 	}
-	if _, err := e.svc.Space(t.Context(), "someone-else", sp.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.svc.Space(t.Context(), "someone-else", sp.ID); !errors.Is(err, sova.ErrNotFound) {
 		t.Errorf("another user's lookup: err = %v", err)
 	}
-	if _, err := e.svc.Add(t.Context(), "someone-else", sp.ID, []File{BytesFile("x.txt", []byte("x"))}, AddOptions{}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.svc.Add(t.Context(), "someone-else", sp.ID, []File{BytesFile("x.txt", []byte("x"))}, AddOptions{}); !errors.Is(err, sova.ErrNotFound) {
 		t.Errorf("another user's add: err = %v", err)
 	}
 }
@@ -485,7 +487,7 @@ func TestDeleteSpaceDropsItsIndex(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("index directory still there: %v", err)
 	}
-	if _, err := e.svc.Space(t.Context(), user, "Gone"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.svc.Space(t.Context(), user, "Gone"); !errors.Is(err, sova.ErrNotFound) {
 		t.Errorf("deleted space found: %v", err)
 	}
 }

@@ -1,98 +1,17 @@
 package store
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
-	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova"
 )
-
-// Agent states (seed 002). An agent is inited when created, researching
-// while its loop runs, waiting_for_clarification after it asked the person
-// something, and completed or failed when it is done.
-const (
-	AgentInited      = "inited"
-	AgentResearching = "researching"
-	AgentWaiting     = "waiting_for_clarification"
-	AgentCompleted   = "completed"
-	AgentFailed      = "failed"
-)
-
-// AgentFinished reports whether state is one an agent never leaves on its
-// own (completed or failed), which is what eviction removes.
-func AgentFinished(state string) bool {
-	return state == AgentCompleted || state == AgentFailed
-}
-
-// Agent is the persisted state of a schema-guided reasoning agent: enough
-// to show its progress and to continue it after a clarification or a
-// restart. Its ID is the id of the run that created it, which clients send
-// back as the OpenAI "model" to continue it.
-type Agent struct {
-	ID     string `json:"id"`
-	UserID string `json:"userId"`
-	ChatID string `json:"chatId,omitempty"`
-	Mode   string `json:"mode"`
-	Task   string `json:"task"`
-	State  string `json:"state"`
-
-	Iteration          int `json:"iteration"`
-	SearchesUsed       int `json:"searchesUsed"`
-	ClarificationsUsed int `json:"clarificationsUsed"`
-
-	// Sources are the sources found so far; those read are numbered as the
-	// agent's model saw them.
-	Sources []event.Source `json:"sources,omitempty"`
-	// Reasoning is the agent's latest reasoning (its NextStep without the
-	// chosen tool), as JSON.
-	Reasoning json.RawMessage `json:"reasoning,omitempty"`
-	// Result is the final answer or report, or the pending questions while
-	// the agent waits; ResultSources are the sources it cites, numbered as
-	// in Result.
-	Result        string         `json:"result,omitempty"`
-	ResultSources []event.Source `json:"resultSources,omitempty"`
-	Error         string         `json:"error,omitempty"`
-	// Context is what the agent needs to go on (conversation, plan, pages
-	// read), opaque to the store.
-	Context json.RawMessage `json:"-"`
-
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
-}
-
-// AgentStore keeps agents. Methods taking a user ID are scoped by it: an
-// agent of another user is ErrNotFound. The eviction methods work across
-// users; they are maintenance.
-type AgentStore interface {
-	// CreateAgent saves a new agent. An empty ID is generated; zero
-	// CreatedAt defaults to now. A taken ID is ErrConflict.
-	CreateAgent(ctx context.Context, a *Agent) error
-	// GetAgent returns one of the user's agents.
-	GetAgent(ctx context.Context, userID, agentID string) (*Agent, error)
-	// ListAgents returns the user's agents, newest first, without their
-	// Context. limit <= 0 means no limit. The result is never nil.
-	ListAgents(ctx context.Context, userID string, limit, offset int) ([]Agent, error)
-	// UpdateAgent saves everything but the identity, task and creation time
-	// of a.UserID's agent a.ID, and sets UpdatedAt to now. When fromState is
-	// not empty the update happens only if the stored state is fromState,
-	// and is ErrConflict otherwise: two requests cannot both claim an agent.
-	UpdateAgent(ctx context.Context, a *Agent, fromState string) error
-	// DeleteFinishedAgents removes completed and failed agents last updated
-	// before the given time, and returns how many.
-	DeleteFinishedAgents(ctx context.Context, before time.Time) (int, error)
-	// FailStaleAgents marks agents that are inited or researching but were
-	// last updated before the given time as failed with the given error
-	// (their run ended without saying so, e.g. the process died), and
-	// returns how many.
-	FailStaleAgents(ctx context.Context, before time.Time, reason string) (int, error)
-}
 
 // validAgentState reports whether s is one of the Agent states.
 func validAgentState(s string) bool {
 	switch s {
-	case AgentInited, AgentResearching, AgentWaiting, AgentCompleted, AgentFailed:
+	case sova.AgentInited, sova.AgentResearching, sova.AgentWaiting, sova.AgentCompleted, sova.AgentFailed:
 		return true
 	}
 	return false
@@ -104,12 +23,12 @@ type agentRow struct {
 }
 
 // prepareAgent validates a new agent and fills in its ID and timestamps.
-func prepareAgent(a *Agent, now time.Time) error {
+func prepareAgent(a *sova.Agent, now time.Time) error {
 	if a == nil {
-		return fmt.Errorf("%w: nil agent", ErrInvalid)
+		return fmt.Errorf("%w: nil agent", sova.ErrInvalid)
 	}
 	if a.UserID == "" || a.Mode == "" {
-		return fmt.Errorf("%w: an agent needs a user and a mode", ErrInvalid)
+		return fmt.Errorf("%w: an agent needs a user and a mode", sova.ErrInvalid)
 	}
 	if a.ID == "" {
 		id, err := newID()
@@ -127,13 +46,13 @@ func prepareAgent(a *Agent, now time.Time) error {
 }
 
 // encodeAgent validates the mutable fields and encodes the JSON ones.
-func encodeAgent(a *Agent) (agentRow, error) {
+func encodeAgent(a *sova.Agent) (agentRow, error) {
 	var r agentRow
 	if !validAgentState(a.State) {
-		return r, fmt.Errorf("%w: agent state %q", ErrInvalid, a.State)
+		return r, fmt.Errorf("%w: agent state %q", sova.ErrInvalid, a.State)
 	}
 	if a.Iteration < 0 || a.SearchesUsed < 0 || a.ClarificationsUsed < 0 {
-		return r, fmt.Errorf("%w: negative agent counter", ErrInvalid)
+		return r, fmt.Errorf("%w: negative agent counter", sova.ErrInvalid)
 	}
 	var err error
 	if a.Sources != nil {
@@ -148,13 +67,13 @@ func encodeAgent(a *Agent) (agentRow, error) {
 	}
 	if len(a.Reasoning) > 0 {
 		if !json.Valid(a.Reasoning) {
-			return r, fmt.Errorf("%w: agent reasoning is not valid JSON", ErrInvalid)
+			return r, fmt.Errorf("%w: agent reasoning is not valid JSON", sova.ErrInvalid)
 		}
 		r.reasoning = a.Reasoning
 	}
 	if len(a.Context) > 0 {
 		if !json.Valid(a.Context) {
-			return r, fmt.Errorf("%w: agent context is not valid JSON", ErrInvalid)
+			return r, fmt.Errorf("%w: agent context is not valid JSON", sova.ErrInvalid)
 		}
 		r.context = a.Context
 	}
@@ -162,7 +81,7 @@ func encodeAgent(a *Agent) (agentRow, error) {
 }
 
 // decode fills the JSON fields of a from r.
-func (r agentRow) decode(a *Agent) error {
+func (r agentRow) decode(a *sova.Agent) error {
 	if len(r.sources) > 0 {
 		if err := json.Unmarshal(r.sources, &a.Sources); err != nil {
 			return fmt.Errorf("decode sources of agent %s: %w", a.ID, err)

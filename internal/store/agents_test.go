@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sova-ai/sova/internal/event"
-	"github.com/sova-ai/sova/internal/store"
+	"github.com/sova-ai/sova"
 )
 
 func TestAgentsContract(t *testing.T) {
@@ -37,9 +36,9 @@ func TestAgentsContract(t *testing.T) {
 	}
 }
 
-func sampleAgent() *store.Agent {
-	return &store.Agent{
-		UserID: "ann", Mode: "sgr_agent", Task: "Цены на BMW X6 2025", State: store.AgentInited,
+func sampleAgent() *sova.Agent {
+	return &sova.Agent{
+		UserID: "ann", Mode: "sgr_agent", Task: "Цены на BMW X6 2025", State: sova.AgentInited,
 	}
 }
 
@@ -63,17 +62,17 @@ func testAgentRoundTrip(t *testing.T, db database) {
 	}
 
 	// Every mutable field is saved; identity, task and creation time stay.
-	a.State = store.AgentResearching
+	a.State = sova.AgentResearching
 	a.Iteration, a.SearchesUsed, a.ClarificationsUsed = 3, 2, 1
-	a.Sources = []event.Source{{Number: 1, URL: "https://a.example/", Title: "A", Kind: event.SourceWeb}, {URL: "https://b.example/"}}
+	a.Sources = []sova.Source{{Number: 1, URL: "https://a.example/", Title: "A", Kind: sova.SourceWeb}, {URL: "https://b.example/"}}
 	a.Reasoning = json.RawMessage(`{"current_situation":"есть данные","enough_data":true}`)
 	a.Result = "Отчёт [1]"
-	a.ResultSources = []event.Source{{Number: 1, URL: "https://a.example/", Title: "A"}}
+	a.ResultSources = []sova.Source{{Number: 1, URL: "https://a.example/", Title: "A"}}
 	a.Error = ""
 	a.Context = json.RawMessage(`{"conversation":[{"role":"user","content":"q"}]}`)
 	a.Task = "changed"
 	time.Sleep(2 * time.Millisecond)
-	if err := s.UpdateAgent(ctx, a, store.AgentInited); err != nil {
+	if err := s.UpdateAgent(ctx, a, sova.AgentInited); err != nil {
 		t.Fatal(err)
 	}
 	got, err = s.GetAgent(ctx, "ann", a.ID)
@@ -86,18 +85,18 @@ func testAgentRoundTrip(t *testing.T, db database) {
 	a.Task = got.Task
 	if !reflect.DeepEqual(got.Sources, a.Sources) || !reflect.DeepEqual(got.ResultSources, a.ResultSources) ||
 		got.Iteration != 3 || got.SearchesUsed != 2 || got.ClarificationsUsed != 1 || got.Result != a.Result ||
-		got.State != store.AgentResearching {
+		got.State != sova.AgentResearching {
 		t.Errorf("got %+v", got)
 	}
 	jsonEqual(t, "reasoning", got.Reasoning, a.Reasoning)
 	jsonEqual(t, "context", got.Context, a.Context)
 
 	// Without fromState the update is unconditional.
-	a.State = store.AgentCompleted
+	a.State = sova.AgentCompleted
 	if err := s.UpdateAgent(ctx, a, ""); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.GetAgent(ctx, "ann", a.ID); got.State != store.AgentCompleted {
+	if got, _ := s.GetAgent(ctx, "ann", a.ID); got.State != sova.AgentCompleted {
 		t.Errorf("state %s", got.State)
 	}
 }
@@ -117,16 +116,16 @@ func jsonEqual(t *testing.T, what string, got, want json.RawMessage) {
 func testAgentValidation(t *testing.T, db database) {
 	s := db.open(t)
 	ctx := t.Context()
-	bad := []*store.Agent{
-		{Mode: "sgr_agent", State: store.AgentInited},
-		{UserID: "ann", State: store.AgentInited},
+	bad := []*sova.Agent{
+		{Mode: "sgr_agent", State: sova.AgentInited},
+		{UserID: "ann", State: sova.AgentInited},
 		{UserID: "ann", Mode: "sgr_agent", State: "sleeping"},
-		{UserID: "ann", Mode: "sgr_agent", State: store.AgentInited, Iteration: -1},
-		{UserID: "ann", Mode: "sgr_agent", State: store.AgentInited, Context: json.RawMessage(`{`)},
-		{UserID: "ann", Mode: "sgr_agent", State: store.AgentInited, Reasoning: json.RawMessage(`nope`)},
+		{UserID: "ann", Mode: "sgr_agent", State: sova.AgentInited, Iteration: -1},
+		{UserID: "ann", Mode: "sgr_agent", State: sova.AgentInited, Context: json.RawMessage(`{`)},
+		{UserID: "ann", Mode: "sgr_agent", State: sova.AgentInited, Reasoning: json.RawMessage(`nope`)},
 	}
 	for i, a := range bad {
-		if err := s.CreateAgent(ctx, a); !errors.Is(err, store.ErrInvalid) {
+		if err := s.CreateAgent(ctx, a); !errors.Is(err, sova.ErrInvalid) {
 			t.Errorf("agent %d: err = %v, want ErrInvalid", i, err)
 		}
 	}
@@ -136,7 +135,7 @@ func testAgentValidation(t *testing.T, db database) {
 	}
 	dup := sampleAgent()
 	dup.ID = a.ID
-	if err := s.CreateAgent(ctx, dup); !errors.Is(err, store.ErrConflict) {
+	if err := s.CreateAgent(ctx, dup); !errors.Is(err, sova.ErrConflict) {
 		t.Errorf("taken id: %v", err)
 	}
 	// Another user sees nothing and changes nothing.
@@ -144,17 +143,17 @@ func testAgentValidation(t *testing.T, db database) {
 	wantNotFound(t, "GetAgent of another user", err)
 	other := *a
 	other.UserID = "bob"
-	other.State = store.AgentFailed
+	other.State = sova.AgentFailed
 	wantNotFound(t, "UpdateAgent of another user", s.UpdateAgent(ctx, &other, ""))
 	list, err := s.ListAgents(ctx, "bob", 0, 0)
 	if err != nil || len(list) != 0 || list == nil {
 		t.Errorf("bob's list = %v, %v", list, err)
 	}
-	if got, _ := s.GetAgent(ctx, "ann", a.ID); got.State != store.AgentInited {
+	if got, _ := s.GetAgent(ctx, "ann", a.ID); got.State != sova.AgentInited {
 		t.Errorf("ann's agent changed: %s", got.State)
 	}
 	a.State = "sleeping"
-	if err := s.UpdateAgent(ctx, a, ""); !errors.Is(err, store.ErrInvalid) {
+	if err := s.UpdateAgent(ctx, a, ""); !errors.Is(err, sova.ErrInvalid) {
 		t.Errorf("invalid state update: %v", err)
 	}
 }
@@ -164,7 +163,7 @@ func testAgentClaim(t *testing.T, db database) {
 	s := db.open(t)
 	ctx := t.Context()
 	a := sampleAgent()
-	a.State = store.AgentWaiting
+	a.State = sova.AgentWaiting
 	if err := s.CreateAgent(ctx, a); err != nil {
 		t.Fatal(err)
 	}
@@ -179,14 +178,14 @@ func testAgentClaim(t *testing.T, db database) {
 		go func() {
 			defer wg.Done()
 			c := *a
-			c.State = store.AgentResearching
-			err := s.UpdateAgent(ctx, &c, store.AgentWaiting)
+			c.State = sova.AgentResearching
+			err := s.UpdateAgent(ctx, &c, sova.AgentWaiting)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case err == nil:
 				won++
-			case errors.Is(err, store.ErrConflict):
+			case errors.Is(err, sova.ErrConflict):
 				lost++
 			default:
 				t.Errorf("claim: %v", err)
@@ -198,15 +197,15 @@ func testAgentClaim(t *testing.T, db database) {
 		t.Errorf("%d claims won, %d lost; want 1 and %d", won, lost, n-1)
 	}
 	missing := sampleAgent()
-	missing.ID, missing.State = "nope", store.AgentResearching
-	wantNotFound(t, "claiming a missing agent", s.UpdateAgent(ctx, missing, store.AgentWaiting))
+	missing.ID, missing.State = "nope", sova.AgentResearching
+	wantNotFound(t, "claiming a missing agent", s.UpdateAgent(ctx, missing, sova.AgentWaiting))
 }
 
 func testAgentEviction(t *testing.T, db database) {
 	s := db.open(t)
 	ctx := t.Context()
 	ids := map[string]string{}
-	for _, st := range []string{store.AgentInited, store.AgentResearching, store.AgentWaiting, store.AgentCompleted, store.AgentFailed} {
+	for _, st := range []string{sova.AgentInited, sova.AgentResearching, sova.AgentWaiting, sova.AgentCompleted, sova.AgentFailed} {
 		a := sampleAgent()
 		a.State = st
 		if err := s.CreateAgent(ctx, a); err != nil {
@@ -226,8 +225,8 @@ func testAgentEviction(t *testing.T, db database) {
 	if err != nil || n != 2 {
 		t.Fatalf("stale agents failed: %d (%v), want 2", n, err)
 	}
-	got, _ := s.GetAgent(ctx, "ann", ids[store.AgentResearching])
-	if got.State != store.AgentFailed || got.Error != "the server stopped while the agent was researching" {
+	got, _ := s.GetAgent(ctx, "ann", ids[sova.AgentResearching])
+	if got.State != sova.AgentFailed || got.Error != "the server stopped while the agent was researching" {
 		t.Errorf("stale agent = %s %q", got.State, got.Error)
 	}
 	// Finished agents (now four: the two failed by the stale check were just
@@ -241,7 +240,7 @@ func testAgentEviction(t *testing.T, db database) {
 		t.Errorf("evicted %d (%v), want 4", n, err)
 	}
 	list, _ := s.ListAgents(ctx, "ann", 0, 0)
-	if len(list) != 1 || list[0].ID != ids[store.AgentWaiting] {
+	if len(list) != 1 || list[0].ID != ids[sova.AgentWaiting] {
 		t.Errorf("left %+v, want the waiting agent only", list)
 	}
 }
@@ -249,7 +248,7 @@ func testAgentEviction(t *testing.T, db database) {
 func testAgentList(t *testing.T, db database) {
 	s := db.open(t)
 	ctx := t.Context()
-	chat := mustCreateChat(t, s, &store.Chat{UserID: "ann", Mode: "sgr_agent"})
+	chat := mustCreateChat(t, s, &sova.Chat{UserID: "ann", Mode: "sgr_agent"})
 	var ids []string
 	for i := 0; i < 3; i++ {
 		a := sampleAgent()
@@ -289,7 +288,7 @@ func testAgentSurvivesRestart(t *testing.T, db database) {
 	s := db.open(t)
 	ctx := t.Context()
 	a := sampleAgent()
-	a.State = store.AgentWaiting
+	a.State = sova.AgentWaiting
 	a.Context = json.RawMessage(`{"questions":["Какой регион?"]}`)
 	if err := s.CreateAgent(ctx, a); err != nil {
 		t.Fatal(err)
@@ -302,7 +301,7 @@ func testAgentSurvivesRestart(t *testing.T, db database) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.State != store.AgentWaiting {
+	if got.State != sova.AgentWaiting {
 		t.Errorf("state %s", got.State)
 	}
 	jsonEqual(t, "context", got.Context, a.Context)

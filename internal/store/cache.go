@@ -1,43 +1,20 @@
 package store
 
 import (
-	"context"
 	"fmt"
 	"time"
+
+	"github.com/sova-ai/sova"
 )
-
-// Cache kinds used by retrieval.
-const (
-	CacheSearch = "search" // search answers, by provider and query
-	CachePage   = "page"   // read pages, by URL
-)
-
-// MaxCacheValueBytes bounds one cached value.
-const MaxCacheValueBytes = 4 << 20
-
-// CacheStore keeps copies of web content for a while. Unlike the rest of
-// the store it is not scoped by user: what it holds is public (search
-// engine answers, pages anyone can read) and its keys are hashes.
-type CacheStore interface {
-	// CacheGet returns the value stored under (kind, key) unless it has
-	// expired; found is false for a missing or expired entry.
-	CacheGet(ctx context.Context, kind, key string) (value []byte, found bool, err error)
-	// CachePut stores value under (kind, key) for ttl, replacing what was
-	// there. A value over MaxCacheValueBytes or a ttl <= 0 is ErrInvalid.
-	CachePut(ctx context.Context, kind, key string, value []byte, ttl time.Duration) error
-	// CachePurge deletes the entries that expired before now and reports
-	// how many.
-	CachePurge(ctx context.Context, now time.Time) (int64, error)
-}
 
 func checkCachePut(kind, key string, value []byte, ttl time.Duration) error {
 	switch {
 	case kind == "" || key == "":
-		return fmt.Errorf("store: cache put: %w: empty kind or key", ErrInvalid)
+		return fmt.Errorf("store: cache put: %w: empty kind or key", sova.ErrInvalid)
 	case ttl <= 0:
-		return fmt.Errorf("store: cache put: %w: ttl %s", ErrInvalid, ttl)
-	case len(value) > MaxCacheValueBytes:
-		return fmt.Errorf("store: cache put: %w: value of %d bytes is over %d", ErrInvalid, len(value), MaxCacheValueBytes)
+		return fmt.Errorf("store: cache put: %w: ttl %s", sova.ErrInvalid, ttl)
+	case len(value) > sova.MaxCacheValueBytes:
+		return fmt.Errorf("store: cache put: %w: value of %d bytes is over %d", sova.ErrInvalid, len(value), sova.MaxCacheValueBytes)
 	}
 	return nil
 }

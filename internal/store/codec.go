@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/sova-ai/sova"
 
-	"github.com/sova-ai/sova/internal/event"
+	"github.com/google/uuid"
 )
 
 // newID returns a time-ordered (version 7) UUID, so generated IDs also sort
@@ -26,12 +26,12 @@ func storedTime(t time.Time) time.Time {
 }
 
 // prepareChat validates c and fills in its ID and timestamps.
-func prepareChat(c *Chat, now time.Time) error {
+func prepareChat(c *sova.Chat, now time.Time) error {
 	if c == nil {
-		return fmt.Errorf("%w: nil chat", ErrInvalid)
+		return fmt.Errorf("%w: nil chat", sova.ErrInvalid)
 	}
 	if c.UserID == "" {
-		return fmt.Errorf("%w: chat has no user", ErrInvalid)
+		return fmt.Errorf("%w: chat has no user", sova.ErrInvalid)
 	}
 	if c.ID == "" {
 		id, err := newID()
@@ -63,15 +63,15 @@ type messageRow struct {
 
 // prepareMessage validates m, fills in its ID and CreatedAt and encodes the
 // structured fields.
-func prepareMessage(m *Message, now time.Time) (messageRow, error) {
+func prepareMessage(m *sova.Message, now time.Time) (messageRow, error) {
 	var r messageRow
 	if m == nil {
-		return r, fmt.Errorf("%w: nil message", ErrInvalid)
+		return r, fmt.Errorf("%w: nil message", sova.ErrInvalid)
 	}
 	switch m.Role {
-	case RoleUser, RoleAssistant, RoleSystem:
+	case sova.RoleUser, sova.RoleAssistant, sova.RoleSystem:
 	default:
-		return r, fmt.Errorf("%w: message role %q", ErrInvalid, m.Role)
+		return r, fmt.Errorf("%w: message role %q", sova.ErrInvalid, m.Role)
 	}
 	var err error
 	if r.parts, err = rawJSON("parts", m.Parts); err != nil {
@@ -106,13 +106,13 @@ func rawJSON(field string, raw json.RawMessage) ([]byte, error) {
 		return nil, nil
 	}
 	if !json.Valid(raw) {
-		return nil, fmt.Errorf("%w: message %s are not valid JSON", ErrInvalid, field)
+		return nil, fmt.Errorf("%w: message %s are not valid JSON", sova.ErrInvalid, field)
 	}
 	return raw, nil
 }
 
 // decode fills the structured fields of m from r.
-func (r messageRow) decode(m *Message) error {
+func (r messageRow) decode(m *sova.Message) error {
 	if len(r.parts) > 0 {
 		m.Parts = json.RawMessage(r.parts)
 	}
@@ -125,7 +125,7 @@ func (r messageRow) decode(m *Message) error {
 		}
 	}
 	if r.inputTokens != nil || r.outputTokens != nil || r.totalTokens != nil {
-		m.Usage = &event.Usage{
+		m.Usage = &sova.Usage{
 			InputTokens:  intOf(r.inputTokens),
 			OutputTokens: intOf(r.outputTokens),
 			TotalTokens:  intOf(r.totalTokens),

@@ -7,6 +7,8 @@ import (
 	"hash/fnv"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -86,7 +88,7 @@ func (s *Postgres) Close() error {
 }
 
 // CreateChat implements Store.
-func (s *Postgres) CreateChat(ctx context.Context, c *Chat) error {
+func (s *Postgres) CreateChat(ctx context.Context, c *sova.Chat) error {
 	if err := prepareChat(c, time.Now()); err != nil {
 		return fmt.Errorf("store: create chat: %w", err)
 	}
@@ -102,13 +104,13 @@ func (s *Postgres) CreateChat(ctx context.Context, c *Chat) error {
 const postgresChatColumns = `c.id, c.user_id, c.title, c.mode, c.created_at, c.updated_at,
 	(SELECT count(*) FROM messages m WHERE m.chat_id = c.id)`
 
-func scanPostgresChat(row pgx.Row) (Chat, error) {
+func scanPostgresChat(row pgx.Row) (sova.Chat, error) {
 	var (
-		c            Chat
+		c            sova.Chat
 		messageCount int64
 	)
 	if err := row.Scan(&c.ID, &c.UserID, &c.Title, &c.Mode, &c.CreatedAt, &c.UpdatedAt, &messageCount); err != nil {
-		return Chat{}, err
+		return sova.Chat{}, err
 	}
 	c.CreatedAt = c.CreatedAt.UTC()
 	c.UpdatedAt = c.UpdatedAt.UTC()
@@ -117,12 +119,12 @@ func scanPostgresChat(row pgx.Row) (Chat, error) {
 }
 
 // GetChat implements Store.
-func (s *Postgres) GetChat(ctx context.Context, userID, chatID string) (*Chat, error) {
+func (s *Postgres) GetChat(ctx context.Context, userID, chatID string) (*sova.Chat, error) {
 	row := s.pool.QueryRow(ctx,
 		`SELECT `+postgresChatColumns+` FROM chats c WHERE c.id = $1 AND c.user_id = $2`, chatID, userID)
 	c, err := scanPostgresChat(row)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("store: chat %s: %w", chatID, ErrNotFound)
+		return nil, fmt.Errorf("store: chat %s: %w", chatID, sova.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: get chat %s: %w", chatID, err)
@@ -131,7 +133,7 @@ func (s *Postgres) GetChat(ctx context.Context, userID, chatID string) (*Chat, e
 }
 
 // ListChats implements Store.
-func (s *Postgres) ListChats(ctx context.Context, userID string, limit, offset int) ([]Chat, error) {
+func (s *Postgres) ListChats(ctx context.Context, userID string, limit, offset int) ([]sova.Chat, error) {
 	var lim *int64 // NULL: no limit
 	if limit > 0 {
 		l := int64(limit)
@@ -144,7 +146,7 @@ func (s *Postgres) ListChats(ctx context.Context, userID string, limit, offset i
 		return nil, fmt.Errorf("store: list chats: %w", err)
 	}
 	defer rows.Close()
-	chats := []Chat{} // never nil: encodes as [] rather than null
+	chats := []sova.Chat{} // never nil: encodes as [] rather than null
 	for rows.Next() {
 		c, err := scanPostgresChat(rows)
 		if err != nil {
@@ -186,13 +188,13 @@ func (s *Postgres) SetChatTitle(ctx context.Context, userID, chatID, title strin
 // user's chats matched nothing.
 func oneRowTag(tag pgconn.CommandTag) error {
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("chat %w", ErrNotFound)
+		return fmt.Errorf("chat %w", sova.ErrNotFound)
 	}
 	return nil
 }
 
 // AddMessage implements Store.
-func (s *Postgres) AddMessage(ctx context.Context, userID string, m *Message) error {
+func (s *Postgres) AddMessage(ctx context.Context, userID string, m *sova.Message) error {
 	r, err := prepareMessage(m, time.Now())
 	if err != nil {
 		return fmt.Errorf("store: add message: %w", err)
@@ -222,11 +224,11 @@ func (s *Postgres) AddMessage(ctx context.Context, userID string, m *Message) er
 }
 
 // ListMessages implements Store.
-func (s *Postgres) ListMessages(ctx context.Context, userID, chatID string) ([]Message, error) {
+func (s *Postgres) ListMessages(ctx context.Context, userID, chatID string) ([]sova.Message, error) {
 	var one int
 	err := s.pool.QueryRow(ctx, `SELECT 1 FROM chats WHERE id = $1 AND user_id = $2`, chatID, userID).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("store: chat %s: %w", chatID, ErrNotFound)
+		return nil, fmt.Errorf("store: chat %s: %w", chatID, sova.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: chat %s: %w", chatID, err)
@@ -241,10 +243,10 @@ func (s *Postgres) ListMessages(ctx context.Context, userID, chatID string) ([]M
 		return nil, fmt.Errorf("store: list messages of chat %s: %w", chatID, err)
 	}
 	defer rows.Close()
-	msgs := []Message{} // never nil: encodes as [] rather than null
+	msgs := []sova.Message{} // never nil: encodes as [] rather than null
 	for rows.Next() {
 		var (
-			m Message
+			m sova.Message
 			r messageRow
 		)
 		if err := rows.Scan(&m.ID, &m.ChatID, &m.Role, &m.Content, &r.parts, &r.sources,
@@ -272,7 +274,7 @@ func postgresErr(err error) error {
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" { // unique_violation
-		return fmt.Errorf("%w: %w", ErrConflict, err)
+		return fmt.Errorf("%w: %w", sova.ErrConflict, err)
 	}
 	return err
 }

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/jackc/pgx/v5"
 )
 
-var _ AgentStore = (*Postgres)(nil)
+var _ sova.AgentStore = (*Postgres)(nil)
 
 // CreateAgent implements AgentStore.
-func (s *Postgres) CreateAgent(ctx context.Context, a *Agent) error {
+func (s *Postgres) CreateAgent(ctx context.Context, a *sova.Agent) error {
 	if err := prepareAgent(a, time.Now()); err != nil {
 		return fmt.Errorf("store: create agent: %w", err)
 	}
@@ -37,9 +39,9 @@ const postgresAgentColumns = `id, user_id, coalesce(chat_id, ''), mode, task, st
 	clarifications_used, sources, reasoning, result, result_sources, error, created_at, updated_at`
 
 // scanPostgresAgent scans postgresAgentColumns, plus context when withContext.
-func scanPostgresAgent(row pgx.Row, withContext bool) (Agent, error) {
+func scanPostgresAgent(row pgx.Row, withContext bool) (sova.Agent, error) {
 	var (
-		a Agent
+		a sova.Agent
 		r agentRow
 	)
 	dest := []any{&a.ID, &a.UserID, &a.ChatID, &a.Mode, &a.Task, &a.State, &a.Iteration, &a.SearchesUsed,
@@ -48,23 +50,23 @@ func scanPostgresAgent(row pgx.Row, withContext bool) (Agent, error) {
 		dest = append(dest, &r.context)
 	}
 	if err := row.Scan(dest...); err != nil {
-		return Agent{}, err
+		return sova.Agent{}, err
 	}
 	a.CreatedAt = a.CreatedAt.UTC()
 	a.UpdatedAt = a.UpdatedAt.UTC()
 	if err := r.decode(&a); err != nil {
-		return Agent{}, err
+		return sova.Agent{}, err
 	}
 	return a, nil
 }
 
 // GetAgent implements AgentStore.
-func (s *Postgres) GetAgent(ctx context.Context, userID, agentID string) (*Agent, error) {
+func (s *Postgres) GetAgent(ctx context.Context, userID, agentID string) (*sova.Agent, error) {
 	row := s.pool.QueryRow(ctx, `SELECT `+postgresAgentColumns+`, context FROM agents
 		WHERE id = $1 AND user_id = $2`, agentID, userID)
 	a, err := scanPostgresAgent(row, true)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("store: agent %s: %w", agentID, ErrNotFound)
+		return nil, fmt.Errorf("store: agent %s: %w", agentID, sova.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: get agent %s: %w", agentID, err)
@@ -73,7 +75,7 @@ func (s *Postgres) GetAgent(ctx context.Context, userID, agentID string) (*Agent
 }
 
 // ListAgents implements AgentStore.
-func (s *Postgres) ListAgents(ctx context.Context, userID string, limit, offset int) ([]Agent, error) {
+func (s *Postgres) ListAgents(ctx context.Context, userID string, limit, offset int) ([]sova.Agent, error) {
 	var lim *int64 // NULL: no limit
 	if limit > 0 {
 		l := int64(limit)
@@ -85,7 +87,7 @@ func (s *Postgres) ListAgents(ctx context.Context, userID string, limit, offset 
 		return nil, fmt.Errorf("store: list agents: %w", err)
 	}
 	defer rows.Close()
-	agents := []Agent{} // never nil: encodes as [] rather than null
+	agents := []sova.Agent{} // never nil: encodes as [] rather than null
 	for rows.Next() {
 		a, err := scanPostgresAgent(rows, false)
 		if err != nil {
@@ -100,7 +102,7 @@ func (s *Postgres) ListAgents(ctx context.Context, userID string, limit, offset 
 }
 
 // UpdateAgent implements AgentStore.
-func (s *Postgres) UpdateAgent(ctx context.Context, a *Agent, fromState string) error {
+func (s *Postgres) UpdateAgent(ctx context.Context, a *sova.Agent, fromState string) error {
 	r, err := encodeAgent(a)
 	if err != nil {
 		return fmt.Errorf("store: update agent: %w", err)
@@ -120,7 +122,7 @@ func (s *Postgres) UpdateAgent(ctx context.Context, a *Agent, fromState string) 
 		if err != nil {
 			return err
 		}
-		return fmt.Errorf("store: update agent %s: %w: it is %s, not %s", a.ID, ErrConflict, cur.State, fromState)
+		return fmt.Errorf("store: update agent %s: %w: it is %s, not %s", a.ID, sova.ErrConflict, cur.State, fromState)
 	}
 	a.UpdatedAt = now
 	return nil
@@ -129,7 +131,7 @@ func (s *Postgres) UpdateAgent(ctx context.Context, a *Agent, fromState string) 
 // DeleteFinishedAgents implements AgentStore.
 func (s *Postgres) DeleteFinishedAgents(ctx context.Context, before time.Time) (int, error) {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM agents WHERE state IN ($1, $2) AND updated_at < $3`,
-		AgentCompleted, AgentFailed, before)
+		sova.AgentCompleted, sova.AgentFailed, before)
 	if err != nil {
 		return 0, fmt.Errorf("store: delete finished agents: %w", err)
 	}
@@ -140,7 +142,7 @@ func (s *Postgres) DeleteFinishedAgents(ctx context.Context, before time.Time) (
 func (s *Postgres) FailStaleAgents(ctx context.Context, before time.Time, reason string) (int, error) {
 	tag, err := s.pool.Exec(ctx, `UPDATE agents SET state = $1, error = $2, updated_at = $3
 		WHERE state IN ($4, $5) AND updated_at < $6`,
-		AgentFailed, reason, storedTime(time.Now()), AgentInited, AgentResearching, before)
+		sova.AgentFailed, reason, storedTime(time.Now()), sova.AgentInited, sova.AgentResearching, before)
 	if err != nil {
 		return 0, fmt.Errorf("store: fail stale agents: %w", err)
 	}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/jackc/pgx/v5"
 )
 
-var _ CacheStore = (*Postgres)(nil)
+var _ sova.CacheStore = (*Postgres)(nil)
 
 // CacheGet implements CacheStore.
 func (s *Postgres) CacheGet(ctx context.Context, kind, key string) ([]byte, bool, error) {

@@ -6,23 +6,25 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/jackc/pgx/v5"
 )
 
-var _ SpaceStore = (*Postgres)(nil)
+var _ sova.SpaceStore = (*Postgres)(nil)
 
 const postgresSpaceColumns = `s.id, s.user_id, s.name, s.description, s.created_at, s.updated_at,
 	count(d.id), coalesce(sum(d.chunk_count), 0), coalesce(sum(d.size), 0)`
 
 const postgresSpaceFrom = ` FROM spaces s LEFT JOIN documents d ON d.space_id = s.id `
 
-func scanPostgresSpace(row pgx.Row) (Space, error) {
+func scanPostgresSpace(row pgx.Row) (sova.Space, error) {
 	var (
-		s            Space
+		s            sova.Space
 		docs, chunks int64
 	)
 	if err := row.Scan(&s.ID, &s.UserID, &s.Name, &s.Description, &s.CreatedAt, &s.UpdatedAt, &docs, &chunks, &s.TotalBytes); err != nil {
-		return Space{}, err
+		return sova.Space{}, err
 	}
 	s.CreatedAt, s.UpdatedAt = s.CreatedAt.UTC(), s.UpdatedAt.UTC()
 	s.DocumentCount, s.ChunkCount = int(docs), int(chunks)
@@ -30,7 +32,7 @@ func scanPostgresSpace(row pgx.Row) (Space, error) {
 }
 
 // CreateSpace implements SpaceStore.
-func (s *Postgres) CreateSpace(ctx context.Context, sp *Space) error {
+func (s *Postgres) CreateSpace(ctx context.Context, sp *sova.Space) error {
 	if err := prepareSpace(sp, time.Now()); err != nil {
 		return fmt.Errorf("store: create space: %w", err)
 	}
@@ -44,23 +46,23 @@ func (s *Postgres) CreateSpace(ctx context.Context, sp *Space) error {
 }
 
 // GetSpace implements SpaceStore.
-func (s *Postgres) GetSpace(ctx context.Context, userID, spaceID string) (*Space, error) {
+func (s *Postgres) GetSpace(ctx context.Context, userID, spaceID string) (*sova.Space, error) {
 	row := s.pool.QueryRow(ctx, `SELECT `+postgresSpaceColumns+postgresSpaceFrom+
 		`WHERE s.id = $1 AND s.user_id = $2 GROUP BY s.id`, spaceID, userID)
 	return postgresOneSpace(row, "space "+spaceID)
 }
 
 // GetSpaceByName implements SpaceStore.
-func (s *Postgres) GetSpaceByName(ctx context.Context, userID, name string) (*Space, error) {
+func (s *Postgres) GetSpaceByName(ctx context.Context, userID, name string) (*sova.Space, error) {
 	row := s.pool.QueryRow(ctx, `SELECT `+postgresSpaceColumns+postgresSpaceFrom+
 		`WHERE s.name = $1 AND s.user_id = $2 GROUP BY s.id`, name, userID)
 	return postgresOneSpace(row, fmt.Sprintf("space %q", name))
 }
 
-func postgresOneSpace(row pgx.Row, what string) (*Space, error) {
+func postgresOneSpace(row pgx.Row, what string) (*sova.Space, error) {
 	sp, err := scanPostgresSpace(row)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("store: %s: %w", what, ErrNotFound)
+		return nil, fmt.Errorf("store: %s: %w", what, sova.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: get %s: %w", what, err)
@@ -69,14 +71,14 @@ func postgresOneSpace(row pgx.Row, what string) (*Space, error) {
 }
 
 // ListSpaces implements SpaceStore.
-func (s *Postgres) ListSpaces(ctx context.Context, userID string) ([]Space, error) {
+func (s *Postgres) ListSpaces(ctx context.Context, userID string) ([]sova.Space, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+postgresSpaceColumns+postgresSpaceFrom+
 		`WHERE s.user_id = $1 GROUP BY s.id ORDER BY s.name COLLATE "C", s.id`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list spaces: %w", err)
 	}
 	defer rows.Close()
-	out := []Space{}
+	out := []sova.Space{}
 	for rows.Next() {
 		sp, err := scanPostgresSpace(rows)
 		if err != nil {
@@ -103,7 +105,7 @@ func (s *Postgres) UpdateSpace(ctx context.Context, userID, spaceID, name, descr
 		return fmt.Errorf("store: update space %s: %w", spaceID, postgresErr(err))
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("store: update space %s: space %w", spaceID, ErrNotFound)
+		return fmt.Errorf("store: update space %s: space %w", spaceID, sova.ErrNotFound)
 	}
 	return nil
 }
@@ -115,18 +117,18 @@ func (s *Postgres) DeleteSpace(ctx context.Context, userID, spaceID string) erro
 		return fmt.Errorf("store: delete space %s: %w", spaceID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("store: delete space %s: space %w", spaceID, ErrNotFound)
+		return fmt.Errorf("store: delete space %s: space %w", spaceID, sova.ErrNotFound)
 	}
 	return nil
 }
 
-func scanPostgresDocument(row pgx.Row) (Document, error) {
+func scanPostgresDocument(row pgx.Row) (sova.Document, error) {
 	var (
-		d      Document
+		d      sova.Document
 		chunks int32
 	)
 	if err := row.Scan(&d.ID, &d.SpaceID, &d.Name, &d.Title, &d.Format, &d.Size, &d.SHA256, &chunks, &d.Version, &d.CreatedAt, &d.UpdatedAt); err != nil {
-		return Document{}, err
+		return sova.Document{}, err
 	}
 	d.ChunkCount = int(chunks)
 	d.CreatedAt, d.UpdatedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC()
@@ -146,13 +148,13 @@ func postgresOwnSpace(ctx context.Context, q interface {
 	var one int
 	err := q.QueryRow(ctx, sql, spaceID, userID).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("space %s: %w", spaceID, ErrNotFound)
+		return fmt.Errorf("space %s: %w", spaceID, sova.ErrNotFound)
 	}
 	return err
 }
 
 // ListDocuments implements SpaceStore.
-func (s *Postgres) ListDocuments(ctx context.Context, userID, spaceID string) ([]Document, error) {
+func (s *Postgres) ListDocuments(ctx context.Context, userID, spaceID string) ([]sova.Document, error) {
 	if err := postgresOwnSpace(ctx, s.pool, userID, spaceID, false); err != nil {
 		return nil, fmt.Errorf("store: list documents: %w", err)
 	}
@@ -161,7 +163,7 @@ func (s *Postgres) ListDocuments(ctx context.Context, userID, spaceID string) ([
 		return nil, fmt.Errorf("store: list documents of space %s: %w", spaceID, err)
 	}
 	defer rows.Close()
-	out := []Document{}
+	out := []sova.Document{}
 	for rows.Next() {
 		d, err := scanPostgresDocument(rows)
 		if err != nil {
@@ -176,13 +178,13 @@ func (s *Postgres) ListDocuments(ctx context.Context, userID, spaceID string) ([
 }
 
 // GetDocument implements SpaceStore.
-func (s *Postgres) GetDocument(ctx context.Context, userID, spaceID, docID string) (*Document, error) {
+func (s *Postgres) GetDocument(ctx context.Context, userID, spaceID, docID string) (*sova.Document, error) {
 	row := s.pool.QueryRow(ctx, `SELECT `+prefixed("d.", documentColumns)+`
 		FROM documents d JOIN spaces s ON s.id = d.space_id
 		WHERE d.id = $1 AND d.space_id = $2 AND s.user_id = $3`, docID, spaceID, userID)
 	d, err := scanPostgresDocument(row)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("store: document %s: %w", docID, ErrNotFound)
+		return nil, fmt.Errorf("store: document %s: %w", docID, sova.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: get document %s: %w", docID, err)
@@ -191,8 +193,8 @@ func (s *Postgres) GetDocument(ctx context.Context, userID, spaceID, docID strin
 }
 
 // LookupDocuments implements SpaceStore.
-func (s *Postgres) LookupDocuments(ctx context.Context, userID string, docIDs []string) ([]Document, error) {
-	out := []Document{}
+func (s *Postgres) LookupDocuments(ctx context.Context, userID string, docIDs []string) ([]sova.Document, error) {
+	out := []sova.Document{}
 	if len(docIDs) == 0 {
 		return out, nil
 	}
@@ -205,7 +207,7 @@ func (s *Postgres) LookupDocuments(ctx context.Context, userID string, docIDs []
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			d      Document
+			d      sova.Document
 			chunks int32
 		)
 		if err := rows.Scan(&d.ID, &d.SpaceID, &d.Name, &d.Title, &d.Format, &d.Size, &d.SHA256, &chunks, &d.Version, &d.CreatedAt, &d.UpdatedAt, &d.SpaceName); err != nil {
@@ -222,7 +224,7 @@ func (s *Postgres) LookupDocuments(ctx context.Context, userID string, docIDs []
 }
 
 // PutDocuments implements SpaceStore.
-func (s *Postgres) PutDocuments(ctx context.Context, userID, spaceID string, docs []*Document, apply func([]Document) error) error {
+func (s *Postgres) PutDocuments(ctx context.Context, userID, spaceID string, docs []*sova.Document, apply func([]sova.Document) error) error {
 	if err := prepareDocuments(docs, time.Now()); err != nil {
 		return fmt.Errorf("store: put documents: %w", err)
 	}
@@ -230,7 +232,7 @@ func (s *Postgres) PutDocuments(ctx context.Context, userID, spaceID string, doc
 		if err := postgresOwnSpace(ctx, tx, userID, spaceID, true); err != nil {
 			return err
 		}
-		var replaced []Document
+		var replaced []sova.Document
 		for _, d := range docs {
 			d.SpaceID = spaceID
 			old, err := scanPostgresDocument(tx.QueryRow(ctx,
@@ -268,17 +270,17 @@ func (s *Postgres) PutDocuments(ctx context.Context, userID, spaceID string, doc
 }
 
 // DeleteDocuments implements SpaceStore.
-func (s *Postgres) DeleteDocuments(ctx context.Context, userID, spaceID string, docIDs []string, apply func([]Document) error) error {
+func (s *Postgres) DeleteDocuments(ctx context.Context, userID, spaceID string, docIDs []string, apply func([]sova.Document) error) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := postgresOwnSpace(ctx, tx, userID, spaceID, true); err != nil {
 			return err
 		}
-		var deleted []Document
+		var deleted []sova.Document
 		for _, id := range docIDs {
 			d, err := scanPostgresDocument(tx.QueryRow(ctx,
 				`DELETE FROM documents WHERE id = $1 AND space_id = $2 RETURNING `+documentColumns, id, spaceID))
 			if errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("document %s: %w", id, ErrNotFound)
+				return fmt.Errorf("document %s: %w", id, sova.ErrNotFound)
 			}
 			if err != nil {
 				return err

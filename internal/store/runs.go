@@ -8,89 +8,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/jackc/pgx/v5"
-
-	"github.com/sova-ai/sova/internal/event"
 )
 
-// Run states.
-const (
-	RunRunning     = "running"     // executing now
-	RunWaiting     = "waiting"     // paused for the person (clarifying questions)
-	RunCompleted   = "completed"   // answered
-	RunFailed      = "failed"      // ended with an error
-	RunCancelled   = "cancelled"   // stopped on request
-	RunInterrupted = "interrupted" // the server stopped while it ran; it can be restarted
-)
-
-// Run is one execution of a mode. A run belongs to a chat, except runs
-// started through the OpenAI-compatible endpoint, whose ChatID is empty.
-type Run struct {
-	ID       string `json:"id"`
-	UserID   string `json:"userId"`
-	ChatID   string `json:"chatId,omitempty"`
-	Mode     string `json:"mode"`
-	State    string `json:"state"`
-	Question string `json:"question"`
-	// Input is what the run engine needs to run it again (history, time
-	// zone, clarification answer).
-	Input json.RawMessage `json:"-"`
-	// Pause is the mode's state while the run waits for the person.
-	Pause     json.RawMessage `json:"pause,omitempty"`
-	Error     string          `json:"error,omitempty"`
-	Report    string          `json:"-"`
-	HasReport bool            `json:"hasReport"`
-	MessageID string          `json:"messageId,omitempty"`
-	Usage     *event.Usage    `json:"usage,omitempty"`
-	LastSeq   int64           `json:"lastSeq"`
-	CreatedAt time.Time       `json:"createdAt"`
-	UpdatedAt time.Time       `json:"updatedAt"`
-}
-
-// RunEvent is one event of a run's log, as JSON, numbered from 1.
-type RunEvent struct {
-	Seq   int64
-	Event json.RawMessage
-}
-
-// RunFile describes one workspace file of a run.
-type RunFile struct {
-	Path      string    `json:"path"`
-	Size      int       `json:"size"`
-	UpdatedAt time.Time `json:"updatedAt"`
-}
-
-// RunStore keeps runs, their event logs and their workspace files.
-type RunStore interface {
-	// CreateRun saves a new run; an empty ID is generated.
-	CreateRun(ctx context.Context, r *Run) error
-	// UpdateRun saves a run's state, pause, error, report, message id,
-	// usage and last event number.
-	UpdateRun(ctx context.Context, r *Run) error
-	// GetRun returns one of the user's runs.
-	GetRun(ctx context.Context, userID, runID string) (*Run, error)
-	// LatestRun returns the newest run of one of the user's chats.
-	LatestRun(ctx context.Context, userID, chatID string) (*Run, error)
-	// RunsInState returns every user's runs in a state, oldest first (for
-	// recovery at start-up).
-	RunsInState(ctx context.Context, state string) ([]Run, error)
-	// AppendRunEvents adds events to a run's log.
-	AppendRunEvents(ctx context.Context, runID string, events []RunEvent) error
-	// RunEvents returns a run's events with Seq > after, in order.
-	RunEvents(ctx context.Context, runID string, after int64) ([]RunEvent, error)
-	// PutRunFile creates or replaces a workspace file.
-	PutRunFile(ctx context.Context, runID, path, content string) error
-	// RunFile returns a workspace file's content (ErrNotFound if absent).
-	RunFile(ctx context.Context, runID, path string) (string, error)
-	// RunFiles lists a run's workspace files by path.
-	RunFiles(ctx context.Context, runID string) ([]RunFile, error)
-	// DeleteRunFiles removes a run's workspace.
-	DeleteRunFiles(ctx context.Context, runID string) error
-}
-
-func prepareRun(r *Run, now time.Time) error {
+func prepareRun(r *sova.Run, now time.Time) error {
 	if r.UserID == "" || r.Mode == "" || r.State == "" {
-		return fmt.Errorf("%w: a run needs a user, a mode and a state", ErrInvalid)
+		return fmt.Errorf("%w: a run needs a user, a mode and a state", sova.ErrInvalid)
 	}
 	if r.ID == "" {
 		id, err := newID()
@@ -114,7 +39,7 @@ func nullString(s string) any {
 	return s
 }
 
-func usageJSON(u *event.Usage) ([]byte, error) {
+func usageJSON(u *sova.Usage) ([]byte, error) {
 	if u == nil {
 		return nil, nil
 	}
@@ -128,7 +53,7 @@ type runRow struct {
 	usage        []byte
 }
 
-func (rr runRow) decode(r *Run) error {
+func (rr runRow) decode(r *sova.Run) error {
 	r.ChatID = rr.chatID.String
 	if len(rr.input) > 0 {
 		r.Input = json.RawMessage(rr.input)
@@ -137,7 +62,7 @@ func (rr runRow) decode(r *Run) error {
 		r.Pause = json.RawMessage(rr.pause)
 	}
 	if len(rr.usage) > 0 {
-		r.Usage = &event.Usage{}
+		r.Usage = &sova.Usage{}
 		if err := json.Unmarshal(rr.usage, r.Usage); err != nil {
 			return fmt.Errorf("decode usage of run %s: %w", r.ID, err)
 		}
@@ -150,10 +75,10 @@ const runColumns = `id, user_id, chat_id, mode, state, question, input, pause, e
 
 // --- SQLite ---
 
-var _ RunStore = (*SQLite)(nil)
+var _ sova.RunStore = (*SQLite)(nil)
 
 // CreateRun implements RunStore.
-func (s *SQLite) CreateRun(ctx context.Context, r *Run) error {
+func (s *SQLite) CreateRun(ctx context.Context, r *sova.Run) error {
 	if err := prepareRun(r, time.Now()); err != nil {
 		return fmt.Errorf("store: create run: %w", err)
 	}
@@ -171,7 +96,7 @@ func (s *SQLite) CreateRun(ctx context.Context, r *Run) error {
 }
 
 // UpdateRun implements RunStore.
-func (s *SQLite) UpdateRun(ctx context.Context, r *Run) error {
+func (s *SQLite) UpdateRun(ctx context.Context, r *sova.Run) error {
 	u, err := usageJSON(r.Usage)
 	if err != nil {
 		return err
@@ -190,15 +115,15 @@ func (s *SQLite) UpdateRun(ctx context.Context, r *Run) error {
 	return nil
 }
 
-func scanSQLiteRun(row interface{ Scan(...any) error }) (*Run, error) {
-	var r Run
+func scanSQLiteRun(row interface{ Scan(...any) error }) (*sova.Run, error) {
+	var r sova.Run
 	var rr runRow
 	var input, pause, usage sql.NullString
 	var created, updated int64
 	if err := row.Scan(&r.ID, &r.UserID, &rr.chatID, &r.Mode, &r.State, &r.Question, &input, &pause, &r.Error, &r.Report,
 		&r.MessageID, &usage, &r.LastSeq, &created, &updated); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, ErrNotFound
+			return nil, sova.ErrNotFound
 		}
 		return nil, err
 	}
@@ -208,7 +133,7 @@ func scanSQLiteRun(row interface{ Scan(...any) error }) (*Run, error) {
 }
 
 // GetRun implements RunStore.
-func (s *SQLite) GetRun(ctx context.Context, userID, runID string) (*Run, error) {
+func (s *SQLite) GetRun(ctx context.Context, userID, runID string) (*sova.Run, error) {
 	r, err := scanSQLiteRun(s.db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id=? AND user_id=?`, runID, userID))
 	if err != nil {
 		return nil, fmt.Errorf("store: get run %s: %w", runID, err)
@@ -217,7 +142,7 @@ func (s *SQLite) GetRun(ctx context.Context, userID, runID string) (*Run, error)
 }
 
 // LatestRun implements RunStore.
-func (s *SQLite) LatestRun(ctx context.Context, userID, chatID string) (*Run, error) {
+func (s *SQLite) LatestRun(ctx context.Context, userID, chatID string) (*sova.Run, error) {
 	r, err := scanSQLiteRun(s.db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE chat_id=? AND user_id=?
 		ORDER BY created_at DESC, rowid DESC LIMIT 1`, chatID, userID))
 	if err != nil {
@@ -227,13 +152,13 @@ func (s *SQLite) LatestRun(ctx context.Context, userID, chatID string) (*Run, er
 }
 
 // RunsInState implements RunStore.
-func (s *SQLite) RunsInState(ctx context.Context, state string) ([]Run, error) {
+func (s *SQLite) RunsInState(ctx context.Context, state string) ([]sova.Run, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE state=? ORDER BY created_at`, state)
 	if err != nil {
 		return nil, fmt.Errorf("store: runs in state %s: %w", state, err)
 	}
 	defer rows.Close()
-	out := []Run{}
+	out := []sova.Run{}
 	for rows.Next() {
 		r, err := scanSQLiteRun(rows)
 		if err != nil {
@@ -245,7 +170,7 @@ func (s *SQLite) RunsInState(ctx context.Context, state string) ([]Run, error) {
 }
 
 // AppendRunEvents implements RunStore.
-func (s *SQLite) AppendRunEvents(ctx context.Context, runID string, events []RunEvent) error {
+func (s *SQLite) AppendRunEvents(ctx context.Context, runID string, events []sova.RunEvent) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -271,15 +196,15 @@ func (s *SQLite) AppendRunEvents(ctx context.Context, runID string, events []Run
 }
 
 // RunEvents implements RunStore.
-func (s *SQLite) RunEvents(ctx context.Context, runID string, after int64) ([]RunEvent, error) {
+func (s *SQLite) RunEvents(ctx context.Context, runID string, after int64) ([]sova.RunEvent, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT seq, event FROM run_events WHERE run_id=? AND seq>? ORDER BY seq`, runID, after)
 	if err != nil {
 		return nil, fmt.Errorf("store: run events: %w", err)
 	}
 	defer rows.Close()
-	out := []RunEvent{}
+	out := []sova.RunEvent{}
 	for rows.Next() {
-		var e RunEvent
+		var e sova.RunEvent
 		var data string
 		if err := rows.Scan(&e.Seq, &data); err != nil {
 			return nil, fmt.Errorf("store: run events: %w", err)
@@ -306,7 +231,7 @@ func (s *SQLite) RunFile(ctx context.Context, runID, path string) (string, error
 	var content string
 	err := s.db.QueryRowContext(ctx, `SELECT content FROM run_files WHERE run_id=? AND path=?`, runID, path).Scan(&content)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("store: run file %s: %w", path, ErrNotFound)
+		return "", fmt.Errorf("store: run file %s: %w", path, sova.ErrNotFound)
 	}
 	if err != nil {
 		return "", fmt.Errorf("store: run file %s: %w", path, err)
@@ -315,15 +240,15 @@ func (s *SQLite) RunFile(ctx context.Context, runID, path string) (string, error
 }
 
 // RunFiles implements RunStore.
-func (s *SQLite) RunFiles(ctx context.Context, runID string) ([]RunFile, error) {
+func (s *SQLite) RunFiles(ctx context.Context, runID string) ([]sova.RunFile, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT path, length(CAST(content AS BLOB)), updated_at FROM run_files WHERE run_id=? ORDER BY path`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("store: run files: %w", err)
 	}
 	defer rows.Close()
-	out := []RunFile{}
+	out := []sova.RunFile{}
 	for rows.Next() {
-		var f RunFile
+		var f sova.RunFile
 		var updated int64
 		if err := rows.Scan(&f.Path, &f.Size, &updated); err != nil {
 			return nil, fmt.Errorf("store: run files: %w", err)
@@ -344,10 +269,10 @@ func (s *SQLite) DeleteRunFiles(ctx context.Context, runID string) error {
 
 // --- PostgreSQL ---
 
-var _ RunStore = (*Postgres)(nil)
+var _ sova.RunStore = (*Postgres)(nil)
 
 // CreateRun implements RunStore.
-func (s *Postgres) CreateRun(ctx context.Context, r *Run) error {
+func (s *Postgres) CreateRun(ctx context.Context, r *sova.Run) error {
 	if err := prepareRun(r, time.Now()); err != nil {
 		return fmt.Errorf("store: create run: %w", err)
 	}
@@ -373,7 +298,7 @@ func jsonb(b []byte) any {
 }
 
 // UpdateRun implements RunStore.
-func (s *Postgres) UpdateRun(ctx context.Context, r *Run) error {
+func (s *Postgres) UpdateRun(ctx context.Context, r *sova.Run) error {
 	u, err := usageJSON(r.Usage)
 	if err != nil {
 		return err
@@ -392,13 +317,13 @@ func (s *Postgres) UpdateRun(ctx context.Context, r *Run) error {
 	return nil
 }
 
-func scanPostgresRun(row pgx.Row) (*Run, error) {
-	var r Run
+func scanPostgresRun(row pgx.Row) (*sova.Run, error) {
+	var r sova.Run
 	var rr runRow
 	if err := row.Scan(&r.ID, &r.UserID, &rr.chatID, &r.Mode, &r.State, &r.Question, &rr.input, &rr.pause, &r.Error, &r.Report,
 		&r.MessageID, &rr.usage, &r.LastSeq, &r.CreatedAt, &r.UpdatedAt); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, ErrNotFound
+			return nil, sova.ErrNotFound
 		}
 		return nil, err
 	}
@@ -407,7 +332,7 @@ func scanPostgresRun(row pgx.Row) (*Run, error) {
 }
 
 // GetRun implements RunStore.
-func (s *Postgres) GetRun(ctx context.Context, userID, runID string) (*Run, error) {
+func (s *Postgres) GetRun(ctx context.Context, userID, runID string) (*sova.Run, error) {
 	r, err := scanPostgresRun(s.pool.QueryRow(ctx, `SELECT `+runColumns+` FROM runs WHERE id=$1 AND user_id=$2`, runID, userID))
 	if err != nil {
 		return nil, fmt.Errorf("store: get run %s: %w", runID, err)
@@ -416,7 +341,7 @@ func (s *Postgres) GetRun(ctx context.Context, userID, runID string) (*Run, erro
 }
 
 // LatestRun implements RunStore.
-func (s *Postgres) LatestRun(ctx context.Context, userID, chatID string) (*Run, error) {
+func (s *Postgres) LatestRun(ctx context.Context, userID, chatID string) (*sova.Run, error) {
 	r, err := scanPostgresRun(s.pool.QueryRow(ctx, `SELECT `+runColumns+` FROM runs WHERE chat_id=$1 AND user_id=$2
 		ORDER BY created_at DESC, id DESC LIMIT 1`, chatID, userID))
 	if err != nil {
@@ -426,13 +351,13 @@ func (s *Postgres) LatestRun(ctx context.Context, userID, chatID string) (*Run, 
 }
 
 // RunsInState implements RunStore.
-func (s *Postgres) RunsInState(ctx context.Context, state string) ([]Run, error) {
+func (s *Postgres) RunsInState(ctx context.Context, state string) ([]sova.Run, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+runColumns+` FROM runs WHERE state=$1 ORDER BY created_at`, state)
 	if err != nil {
 		return nil, fmt.Errorf("store: runs in state %s: %w", state, err)
 	}
 	defer rows.Close()
-	out := []Run{}
+	out := []sova.Run{}
 	for rows.Next() {
 		r, err := scanPostgresRun(rows)
 		if err != nil {
@@ -444,7 +369,7 @@ func (s *Postgres) RunsInState(ctx context.Context, state string) ([]Run, error)
 }
 
 // AppendRunEvents implements RunStore.
-func (s *Postgres) AppendRunEvents(ctx context.Context, runID string, events []RunEvent) error {
+func (s *Postgres) AppendRunEvents(ctx context.Context, runID string, events []sova.RunEvent) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -459,15 +384,15 @@ func (s *Postgres) AppendRunEvents(ctx context.Context, runID string, events []R
 }
 
 // RunEvents implements RunStore.
-func (s *Postgres) RunEvents(ctx context.Context, runID string, after int64) ([]RunEvent, error) {
+func (s *Postgres) RunEvents(ctx context.Context, runID string, after int64) ([]sova.RunEvent, error) {
 	rows, err := s.pool.Query(ctx, `SELECT seq, event FROM run_events WHERE run_id=$1 AND seq>$2 ORDER BY seq`, runID, after)
 	if err != nil {
 		return nil, fmt.Errorf("store: run events: %w", err)
 	}
 	defer rows.Close()
-	out := []RunEvent{}
+	out := []sova.RunEvent{}
 	for rows.Next() {
-		var e RunEvent
+		var e sova.RunEvent
 		var data []byte
 		if err := rows.Scan(&e.Seq, &data); err != nil {
 			return nil, fmt.Errorf("store: run events: %w", err)
@@ -494,7 +419,7 @@ func (s *Postgres) RunFile(ctx context.Context, runID, path string) (string, err
 	var content string
 	err := s.pool.QueryRow(ctx, `SELECT content FROM run_files WHERE run_id=$1 AND path=$2`, runID, path).Scan(&content)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", fmt.Errorf("store: run file %s: %w", path, ErrNotFound)
+		return "", fmt.Errorf("store: run file %s: %w", path, sova.ErrNotFound)
 	}
 	if err != nil {
 		return "", fmt.Errorf("store: run file %s: %w", path, err)
@@ -503,15 +428,15 @@ func (s *Postgres) RunFile(ctx context.Context, runID, path string) (string, err
 }
 
 // RunFiles implements RunStore.
-func (s *Postgres) RunFiles(ctx context.Context, runID string) ([]RunFile, error) {
+func (s *Postgres) RunFiles(ctx context.Context, runID string) ([]sova.RunFile, error) {
 	rows, err := s.pool.Query(ctx, `SELECT path, octet_length(content), updated_at FROM run_files WHERE run_id=$1 ORDER BY path`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("store: run files: %w", err)
 	}
 	defer rows.Close()
-	out := []RunFile{}
+	out := []sova.RunFile{}
 	for rows.Next() {
-		var f RunFile
+		var f sova.RunFile
 		if err := rows.Scan(&f.Path, &f.Size, &f.UpdatedAt); err != nil {
 			return nil, fmt.Errorf("store: run files: %w", err)
 		}

@@ -1,105 +1,21 @@
 package store
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sova-ai/sova"
 )
-
-// Space is a named collection of a user's documents. The counts are
-// computed when a space is read and ignored when one is written.
-type Space struct {
-	ID            string    `json:"id"`
-	UserID        string    `json:"userId"`
-	Name          string    `json:"name"`
-	Description   string    `json:"description"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
-	DocumentCount int       `json:"documentCount"`
-	ChunkCount    int       `json:"chunkCount"`
-	TotalBytes    int64     `json:"totalBytes"`
-}
-
-// Document is the metadata of one document of a space: its text is in the
-// search index. Name is unique within the space (a file name or a path
-// relative to the folder it was added from). Version names the ingestion
-// whose chunks the index holds for the document.
-type Document struct {
-	ID         string    `json:"id"`
-	SpaceID    string    `json:"spaceId"`
-	Name       string    `json:"name"`
-	Title      string    `json:"title,omitempty"`
-	Format     string    `json:"format"`
-	Size       int64     `json:"size"`
-	SHA256     string    `json:"sha256"`
-	ChunkCount int       `json:"chunkCount"`
-	Version    string    `json:"version"`
-	CreatedAt  time.Time `json:"createdAt"`
-	UpdatedAt  time.Time `json:"updatedAt"`
-	// SpaceName is filled in by LookupDocuments only.
-	SpaceName string `json:"spaceName,omitempty"`
-}
-
-// MaxSpaceNameChars bounds a space's name; MaxDocumentNameChars a
-// document's.
-const (
-	MaxSpaceNameChars    = 200
-	MaxDocumentNameChars = 1024
-)
-
-// SpaceStore keeps spaces and their documents' metadata. Every method is
-// scoped by user: a space of another user is ErrNotFound.
-//
-// PutDocuments and DeleteDocuments take a function that runs inside the
-// transaction after the rows are written and before the commit, with the
-// rows as they were: the caller checks them against its search index (or
-// changes the index) there, and an error from it rolls the rows back.
-type SpaceStore interface {
-	// CreateSpace saves a new space. An empty ID is generated; zero times
-	// default to now. A name the user already has is ErrConflict.
-	CreateSpace(ctx context.Context, s *Space) error
-	// GetSpace returns one of the user's spaces with its counts.
-	GetSpace(ctx context.Context, userID, spaceID string) (*Space, error)
-	// GetSpaceByName returns the user's space with this exact name.
-	GetSpaceByName(ctx context.Context, userID, name string) (*Space, error)
-	// ListSpaces returns the user's spaces by name, with counts; never nil.
-	ListSpaces(ctx context.Context, userID string) ([]Space, error)
-	// UpdateSpace renames a space and sets its description. A name the
-	// user already has for another space is ErrConflict.
-	UpdateSpace(ctx context.Context, userID, spaceID, name, description string) error
-	// DeleteSpace deletes a space and its documents' rows.
-	DeleteSpace(ctx context.Context, userID, spaceID string) error
-	// ListDocuments returns the documents of one of the user's spaces by
-	// name; never nil.
-	ListDocuments(ctx context.Context, userID, spaceID string) ([]Document, error)
-	// GetDocument returns one document of one of the user's spaces.
-	GetDocument(ctx context.Context, userID, spaceID, docID string) (*Document, error)
-	// PutDocuments inserts documents or, where the space already has one
-	// of the same name, replaces that one's metadata and keeps its ID and
-	// CreatedAt. IDs and times are written back into docs. apply receives
-	// the rows as they were before, for the documents that existed.
-	PutDocuments(ctx context.Context, userID, spaceID string, docs []*Document, apply func(replaced []Document) error) error
-	// DeleteDocuments deletes documents of one of the user's spaces. An ID
-	// the space does not hold is ErrNotFound. apply receives the deleted rows.
-	DeleteDocuments(ctx context.Context, userID, spaceID string, docIDs []string, apply func(deleted []Document) error) error
-	// LookupDocuments returns those of the given documents that belong to
-	// the user's spaces, in no particular order, with SpaceName set.
-	// Unknown IDs are left out. The result is never nil.
-	LookupDocuments(ctx context.Context, userID string, docIDs []string) ([]Document, error)
-	// ForgetDocumentContent clears the checksum of documents whose chunks
-	// the index lost, so that adding the same file again re-reads it.
-	ForgetDocumentContent(ctx context.Context, userID, spaceID string, docIDs []string) error
-}
 
 // prepareSpace validates s and fills in its ID and timestamps.
-func prepareSpace(s *Space, now time.Time) error {
+func prepareSpace(s *sova.Space, now time.Time) error {
 	if s == nil {
-		return fmt.Errorf("%w: nil space", ErrInvalid)
+		return fmt.Errorf("%w: nil space", sova.ErrInvalid)
 	}
 	if s.UserID == "" {
-		return fmt.Errorf("%w: space has no user", ErrInvalid)
+		return fmt.Errorf("%w: space has no user", sova.ErrInvalid)
 	}
 	name, err := checkSpaceName(s.Name)
 	if err != nil {
@@ -127,35 +43,35 @@ func prepareSpace(s *Space, now time.Time) error {
 func checkSpaceName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", fmt.Errorf("%w: a space needs a name", ErrInvalid)
+		return "", fmt.Errorf("%w: a space needs a name", sova.ErrInvalid)
 	}
-	if utf8.RuneCountInString(name) > MaxSpaceNameChars {
-		return "", fmt.Errorf("%w: a space name has at most %d characters", ErrInvalid, MaxSpaceNameChars)
+	if utf8.RuneCountInString(name) > sova.MaxSpaceNameChars {
+		return "", fmt.Errorf("%w: a space name has at most %d characters", sova.ErrInvalid, sova.MaxSpaceNameChars)
 	}
 	return name, nil
 }
 
 // prepareDocuments validates docs, fills in missing IDs and sets their
 // times to now, and rejects two documents with the same name.
-func prepareDocuments(docs []*Document, now time.Time) error {
+func prepareDocuments(docs []*sova.Document, now time.Time) error {
 	now = storedTime(now)
 	seen := make(map[string]bool, len(docs))
 	for _, d := range docs {
 		if d == nil {
-			return fmt.Errorf("%w: nil document", ErrInvalid)
+			return fmt.Errorf("%w: nil document", sova.ErrInvalid)
 		}
-		if d.Name == "" || utf8.RuneCountInString(d.Name) > MaxDocumentNameChars {
-			return fmt.Errorf("%w: a document name has 1 to %d characters", ErrInvalid, MaxDocumentNameChars)
+		if d.Name == "" || utf8.RuneCountInString(d.Name) > sova.MaxDocumentNameChars {
+			return fmt.Errorf("%w: a document name has 1 to %d characters", sova.ErrInvalid, sova.MaxDocumentNameChars)
 		}
 		if seen[d.Name] {
-			return fmt.Errorf("%w: document %q given twice", ErrInvalid, d.Name)
+			return fmt.Errorf("%w: document %q given twice", sova.ErrInvalid, d.Name)
 		}
 		seen[d.Name] = true
 		if d.Size < 0 || d.ChunkCount < 0 {
-			return fmt.Errorf("%w: document %q has a negative size or chunk count", ErrInvalid, d.Name)
+			return fmt.Errorf("%w: document %q has a negative size or chunk count", sova.ErrInvalid, d.Name)
 		}
 		if d.Version == "" {
-			return fmt.Errorf("%w: document %q has no version", ErrInvalid, d.Name)
+			return fmt.Errorf("%w: document %q has no version", sova.ErrInvalid, d.Name)
 		}
 		if d.ID == "" {
 			id, err := newID()

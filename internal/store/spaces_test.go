@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/store"
 )
 
@@ -36,17 +38,17 @@ func TestSpaceContract(t *testing.T) {
 	}
 }
 
-func mustCreateSpace(t *testing.T, s store.Store, userID, name string) *store.Space {
+func mustCreateSpace(t *testing.T, s store.Store, userID, name string) *sova.Space {
 	t.Helper()
-	sp := &store.Space{UserID: userID, Name: name}
+	sp := &sova.Space{UserID: userID, Name: name}
 	if err := s.CreateSpace(t.Context(), sp); err != nil {
 		t.Fatalf("CreateSpace(%q): %v", name, err)
 	}
 	return sp
 }
 
-func doc(name, sha string, size int64, chunks int) *store.Document {
-	return &store.Document{Name: name, Format: "text", Size: size, SHA256: sha, ChunkCount: chunks, Version: "v-" + sha}
+func doc(name, sha string, size int64, chunks int) *sova.Document {
+	return &sova.Document{Name: name, Format: "text", Size: size, SHA256: sha, ChunkCount: chunks, Version: "v-" + sha}
 }
 
 func testSpacesCRUD(t *testing.T, s store.Store) {
@@ -56,13 +58,13 @@ func testSpacesCRUD(t *testing.T, s store.Store) {
 	if b.Name != "Beta" || b.ID == "" || b.CreatedAt.IsZero() {
 		t.Errorf("created space = %+v, want trimmed name, an ID and a time", b)
 	}
-	if err := s.CreateSpace(ctx, &store.Space{UserID: "u", Name: "Alpha"}); !errors.Is(err, store.ErrConflict) {
+	if err := s.CreateSpace(ctx, &sova.Space{UserID: "u", Name: "Alpha"}); !errors.Is(err, sova.ErrConflict) {
 		t.Errorf("duplicate name: err = %v, want ErrConflict", err)
 	}
-	if err := s.CreateSpace(ctx, &store.Space{UserID: "u", Name: "  "}); !errors.Is(err, store.ErrInvalid) {
+	if err := s.CreateSpace(ctx, &sova.Space{UserID: "u", Name: "  "}); !errors.Is(err, sova.ErrInvalid) {
 		t.Errorf("empty name: err = %v, want ErrInvalid", err)
 	}
-	if err := s.CreateSpace(ctx, &store.Space{UserID: "u", Name: strings.Repeat("я", store.MaxSpaceNameChars+1)}); !errors.Is(err, store.ErrInvalid) {
+	if err := s.CreateSpace(ctx, &sova.Space{UserID: "u", Name: strings.Repeat("я", sova.MaxSpaceNameChars+1)}); !errors.Is(err, sova.ErrInvalid) {
 		t.Errorf("long name: err = %v, want ErrInvalid", err)
 	}
 
@@ -78,7 +80,7 @@ func testSpacesCRUD(t *testing.T, s store.Store) {
 		t.Fatalf("GetSpaceByName = %+v, %v", got, err)
 	}
 
-	if err := s.UpdateSpace(ctx, "u", b.ID, "Alpha", ""); !errors.Is(err, store.ErrConflict) {
+	if err := s.UpdateSpace(ctx, "u", b.ID, "Alpha", ""); !errors.Is(err, sova.ErrConflict) {
 		t.Errorf("rename onto a taken name: err = %v, want ErrConflict", err)
 	}
 	if err := s.UpdateSpace(ctx, "u", b.ID, "Gamma", "reports from 2024"); err != nil {
@@ -105,7 +107,7 @@ func testSpaceUserIsolation(t *testing.T, s store.Store) {
 	mine := mustCreateSpace(t, s, "me", "Notes")
 	// Another user may use the same name.
 	theirs := mustCreateSpace(t, s, "them", "Notes")
-	if err := s.PutDocuments(ctx, "them", theirs.ID, []*store.Document{doc("a.txt", "1", 10, 1)}, nil); err != nil {
+	if err := s.PutDocuments(ctx, "them", theirs.ID, []*sova.Document{doc("a.txt", "1", 10, 1)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	list, err := s.ListSpaces(ctx, "me")
@@ -116,7 +118,7 @@ func testSpaceUserIsolation(t *testing.T, s store.Store) {
 	wantNotFound(t, "GetSpace(theirs)", err)
 	_, err = s.ListDocuments(ctx, "me", theirs.ID)
 	wantNotFound(t, "ListDocuments(theirs)", err)
-	wantNotFound(t, "PutDocuments(theirs)", s.PutDocuments(ctx, "me", theirs.ID, []*store.Document{doc("b.txt", "2", 1, 1)}, nil))
+	wantNotFound(t, "PutDocuments(theirs)", s.PutDocuments(ctx, "me", theirs.ID, []*sova.Document{doc("b.txt", "2", 1, 1)}, nil))
 	wantNotFound(t, "UpdateSpace(theirs)", s.UpdateSpace(ctx, "me", theirs.ID, "Mine now", ""))
 	wantNotFound(t, "DeleteSpace(theirs)", s.DeleteSpace(ctx, "me", theirs.ID))
 	docs, err := s.ListDocuments(ctx, "them", theirs.ID)
@@ -131,9 +133,9 @@ func testSpaceUserIsolation(t *testing.T, s store.Store) {
 func testPutDocuments(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	sp := mustCreateSpace(t, s, "u", "Docs")
-	first := []*store.Document{doc("b.md", "aa", 100, 3), doc("a.pdf", "bb", 2000, 7)}
-	var replaced []store.Document
-	if err := s.PutDocuments(ctx, "u", sp.ID, first, func(r []store.Document) error { replaced = r; return nil }); err != nil {
+	first := []*sova.Document{doc("b.md", "aa", 100, 3), doc("a.pdf", "bb", 2000, 7)}
+	var replaced []sova.Document
+	if err := s.PutDocuments(ctx, "u", sp.ID, first, func(r []sova.Document) error { replaced = r; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(replaced) != 0 {
@@ -154,7 +156,7 @@ func testPutDocuments(t *testing.T, s store.Store) {
 
 	// Re-adding b.md with new content replaces it in place.
 	again := doc("b.md", "cc", 150, 4)
-	if err := s.PutDocuments(ctx, "u", sp.ID, []*store.Document{again, doc("c.txt", "dd", 5, 1)}, func(r []store.Document) error { replaced = r; return nil }); err != nil {
+	if err := s.PutDocuments(ctx, "u", sp.ID, []*sova.Document{again, doc("c.txt", "dd", 5, 1)}, func(r []sova.Document) error { replaced = r; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(replaced) != 1 || replaced[0].ID != first[0].ID || replaced[0].SHA256 != "aa" || replaced[0].ChunkCount != 3 {
@@ -182,10 +184,10 @@ func testPutDocuments(t *testing.T, s store.Store) {
 		t.Errorf("GetDocument = %+v", g)
 	}
 
-	if err := s.PutDocuments(ctx, "u", sp.ID, []*store.Document{doc("x", "1", 1, 1), doc("x", "2", 1, 1)}, nil); !errors.Is(err, store.ErrInvalid) {
+	if err := s.PutDocuments(ctx, "u", sp.ID, []*sova.Document{doc("x", "1", 1, 1), doc("x", "2", 1, 1)}, nil); !errors.Is(err, sova.ErrInvalid) {
 		t.Errorf("same name twice: err = %v, want ErrInvalid", err)
 	}
-	if err := s.PutDocuments(ctx, "u", sp.ID, []*store.Document{{Name: "y", Version: ""}}, nil); !errors.Is(err, store.ErrInvalid) {
+	if err := s.PutDocuments(ctx, "u", sp.ID, []*sova.Document{{Name: "y", Version: ""}}, nil); !errors.Is(err, sova.ErrInvalid) {
 		t.Errorf("no version: err = %v, want ErrInvalid", err)
 	}
 
@@ -202,12 +204,12 @@ func testPutDocumentsRollback(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	sp := mustCreateSpace(t, s, "u", "Docs")
 	orig := doc("keep.txt", "aa", 10, 2)
-	if err := s.PutDocuments(ctx, "u", sp.ID, []*store.Document{orig}, nil); err != nil {
+	if err := s.PutDocuments(ctx, "u", sp.ID, []*sova.Document{orig}, nil); err != nil {
 		t.Fatal(err)
 	}
 	boom := errors.New("index failed")
-	err := s.PutDocuments(ctx, "u", sp.ID, []*store.Document{doc("keep.txt", "bb", 99, 9), doc("new.txt", "cc", 1, 1)},
-		func([]store.Document) error { return boom })
+	err := s.PutDocuments(ctx, "u", sp.ID, []*sova.Document{doc("keep.txt", "bb", 99, 9), doc("new.txt", "cc", 1, 1)},
+		func([]sova.Document) error { return boom })
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the apply error", err)
 	}
@@ -224,7 +226,7 @@ func testDeleteDocuments(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	sp := mustCreateSpace(t, s, "u", "Docs")
 	a, b := doc("a", "1", 1, 1), doc("b", "2", 1, 2)
-	if err := s.PutDocuments(ctx, "u", sp.ID, []*store.Document{a, b}, nil); err != nil {
+	if err := s.PutDocuments(ctx, "u", sp.ID, []*sova.Document{a, b}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// An unknown ID fails the whole call.
@@ -232,14 +234,14 @@ func testDeleteDocuments(t *testing.T, s store.Store) {
 	wantNotFound(t, "DeleteDocuments(missing)", err)
 	// A failed apply rolls the deletion back.
 	boom := errors.New("index failed")
-	if err := s.DeleteDocuments(ctx, "u", sp.ID, []string{a.ID}, func([]store.Document) error { return boom }); !errors.Is(err, boom) {
+	if err := s.DeleteDocuments(ctx, "u", sp.ID, []string{a.ID}, func([]sova.Document) error { return boom }); !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the apply error", err)
 	}
 	if docs, _ := s.ListDocuments(ctx, "u", sp.ID); len(docs) != 2 {
 		t.Fatalf("after failed deletes %d documents remain, want 2", len(docs))
 	}
-	var deleted []store.Document
-	if err := s.DeleteDocuments(ctx, "u", sp.ID, []string{b.ID}, func(d []store.Document) error { deleted = d; return nil }); err != nil {
+	var deleted []sova.Document
+	if err := s.DeleteDocuments(ctx, "u", sp.ID, []string{b.ID}, func(d []sova.Document) error { deleted = d; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(deleted) != 1 || deleted[0].ID != b.ID || deleted[0].ChunkCount != 2 {
@@ -255,7 +257,7 @@ func testDeleteSpaceCascades(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	sp := mustCreateSpace(t, s, "u", "Docs")
 	d := doc("a", "1", 1, 1)
-	if err := s.PutDocuments(ctx, "u", sp.ID, []*store.Document{d}, nil); err != nil {
+	if err := s.PutDocuments(ctx, "u", sp.ID, []*sova.Document{d}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.DeleteSpace(ctx, "u", sp.ID); err != nil {
@@ -278,9 +280,9 @@ func testLookupDocuments(t *testing.T, s store.Store) {
 	da, db, dt := doc("a.md", "1", 1, 2), doc("b.md", "2", 1, 3), doc("t.md", "3", 1, 1)
 	for _, put := range []struct {
 		user, space string
-		d           *store.Document
+		d           *sova.Document
 	}{{"u", a.ID, da}, {"u", b.ID, db}, {"other", theirs.ID, dt}} {
-		if err := s.PutDocuments(ctx, put.user, put.space, []*store.Document{put.d}, nil); err != nil {
+		if err := s.PutDocuments(ctx, put.user, put.space, []*sova.Document{put.d}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -288,7 +290,7 @@ func testLookupDocuments(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]store.Document{}
+	byID := map[string]sova.Document{}
 	for _, d := range got {
 		byID[d.ID] = d
 	}

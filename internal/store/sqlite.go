@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/pressly/goose/v3"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -32,7 +34,7 @@ var _ Store = (*SQLite)(nil)
 // database at path and brings its schema up to date.
 func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	if path == "" {
-		return nil, fmt.Errorf("store: open sqlite: %w: empty path", ErrInvalid)
+		return nil, fmt.Errorf("store: open sqlite: %w: empty path", sova.ErrInvalid)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -119,7 +121,7 @@ func (s *SQLite) Close() error {
 }
 
 // CreateChat implements Store.
-func (s *SQLite) CreateChat(ctx context.Context, c *Chat) error {
+func (s *SQLite) CreateChat(ctx context.Context, c *sova.Chat) error {
 	if err := prepareChat(c, time.Now()); err != nil {
 		return fmt.Errorf("store: create chat: %w", err)
 	}
@@ -135,14 +137,14 @@ func (s *SQLite) CreateChat(ctx context.Context, c *Chat) error {
 const sqliteChatColumns = `c.id, c.user_id, c.title, c.mode, c.created_at, c.updated_at,
 	(SELECT COUNT(*) FROM messages m WHERE m.chat_id = c.id)`
 
-func scanSQLiteChat(row interface{ Scan(...any) error }) (Chat, error) {
+func scanSQLiteChat(row interface{ Scan(...any) error }) (sova.Chat, error) {
 	var (
-		c                Chat
+		c                sova.Chat
 		created, updated int64
 		messageCount     int64
 	)
 	if err := row.Scan(&c.ID, &c.UserID, &c.Title, &c.Mode, &created, &updated, &messageCount); err != nil {
-		return Chat{}, err
+		return sova.Chat{}, err
 	}
 	c.CreatedAt = time.UnixMilli(created).UTC()
 	c.UpdatedAt = time.UnixMilli(updated).UTC()
@@ -151,12 +153,12 @@ func scanSQLiteChat(row interface{ Scan(...any) error }) (Chat, error) {
 }
 
 // GetChat implements Store.
-func (s *SQLite) GetChat(ctx context.Context, userID, chatID string) (*Chat, error) {
+func (s *SQLite) GetChat(ctx context.Context, userID, chatID string) (*sova.Chat, error) {
 	row := s.db.QueryRowContext(ctx,
 		`SELECT `+sqliteChatColumns+` FROM chats c WHERE c.id = ? AND c.user_id = ?`, chatID, userID)
 	c, err := scanSQLiteChat(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store: chat %s: %w", chatID, ErrNotFound)
+		return nil, fmt.Errorf("store: chat %s: %w", chatID, sova.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: get chat %s: %w", chatID, err)
@@ -165,7 +167,7 @@ func (s *SQLite) GetChat(ctx context.Context, userID, chatID string) (*Chat, err
 }
 
 // ListChats implements Store.
-func (s *SQLite) ListChats(ctx context.Context, userID string, limit, offset int) ([]Chat, error) {
+func (s *SQLite) ListChats(ctx context.Context, userID string, limit, offset int) ([]sova.Chat, error) {
 	if limit <= 0 {
 		limit = -1 // no limit
 	}
@@ -177,7 +179,7 @@ func (s *SQLite) ListChats(ctx context.Context, userID string, limit, offset int
 		return nil, fmt.Errorf("store: list chats: %w", err)
 	}
 	defer rows.Close()
-	chats := []Chat{} // never nil: encodes as [] rather than null
+	chats := []sova.Chat{} // never nil: encodes as [] rather than null
 	for rows.Next() {
 		c, err := scanSQLiteChat(rows)
 		if err != nil {
@@ -223,13 +225,13 @@ func oneRow(res sql.Result) error {
 		return err
 	}
 	if n == 0 {
-		return fmt.Errorf("chat %w", ErrNotFound)
+		return fmt.Errorf("chat %w", sova.ErrNotFound)
 	}
 	return nil
 }
 
 // AddMessage implements Store.
-func (s *SQLite) AddMessage(ctx context.Context, userID string, m *Message) error {
+func (s *SQLite) AddMessage(ctx context.Context, userID string, m *sova.Message) error {
 	r, err := prepareMessage(m, time.Now())
 	if err != nil {
 		return fmt.Errorf("store: add message: %w", err)
@@ -240,7 +242,7 @@ func (s *SQLite) AddMessage(ctx context.Context, userID string, m *Message) erro
 	return nil
 }
 
-func (s *SQLite) addMessage(ctx context.Context, userID string, m *Message, r messageRow) (err error) {
+func (s *SQLite) addMessage(ctx context.Context, userID string, m *sova.Message, r messageRow) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -272,7 +274,7 @@ func (s *SQLite) addMessage(ctx context.Context, userID string, m *Message, r me
 }
 
 // ListMessages implements Store.
-func (s *SQLite) ListMessages(ctx context.Context, userID, chatID string) ([]Message, error) {
+func (s *SQLite) ListMessages(ctx context.Context, userID, chatID string) ([]sova.Message, error) {
 	if err := s.ownChat(ctx, userID, chatID); err != nil {
 		return nil, err
 	}
@@ -286,10 +288,10 @@ func (s *SQLite) ListMessages(ctx context.Context, userID, chatID string) ([]Mes
 		return nil, fmt.Errorf("store: list messages of chat %s: %w", chatID, err)
 	}
 	defer rows.Close()
-	msgs := []Message{} // never nil: encodes as [] rather than null
+	msgs := []sova.Message{} // never nil: encodes as [] rather than null
 	for rows.Next() {
 		var (
-			m       Message
+			m       sova.Message
 			r       messageRow
 			created int64
 		)
@@ -315,7 +317,7 @@ func (s *SQLite) ownChat(ctx context.Context, userID, chatID string) error {
 	var one int
 	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM chats WHERE id = ? AND user_id = ?`, chatID, userID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("store: chat %s: %w", chatID, ErrNotFound)
+		return fmt.Errorf("store: chat %s: %w", chatID, sova.ErrNotFound)
 	}
 	if err != nil {
 		return fmt.Errorf("store: chat %s: %w", chatID, err)
@@ -339,7 +341,7 @@ func sqliteErr(err error) error {
 	if errors.As(err, &se) {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
-			return fmt.Errorf("%w: %w", ErrConflict, err)
+			return fmt.Errorf("%w: %w", sova.ErrConflict, err)
 		}
 	}
 	return err

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/sova-ai/sova"
 )
 
-var _ AgentStore = (*SQLite)(nil)
+var _ sova.AgentStore = (*SQLite)(nil)
 
 // CreateAgent implements AgentStore.
-func (s *SQLite) CreateAgent(ctx context.Context, a *Agent) error {
+func (s *SQLite) CreateAgent(ctx context.Context, a *sova.Agent) error {
 	if err := prepareAgent(a, time.Now()); err != nil {
 		return fmt.Errorf("store: create agent: %w", err)
 	}
@@ -37,9 +39,9 @@ const sqliteAgentColumns = `id, user_id, coalesce(chat_id, ''), mode, task, stat
 	clarifications_used, sources, reasoning, result, result_sources, error, created_at, updated_at`
 
 // scanSQLiteAgent scans sqliteAgentColumns, plus context when withContext.
-func scanSQLiteAgent(row interface{ Scan(...any) error }, withContext bool) (Agent, error) {
+func scanSQLiteAgent(row interface{ Scan(...any) error }, withContext bool) (sova.Agent, error) {
 	var (
-		a                Agent
+		a                sova.Agent
 		r                agentRow
 		created, updated int64
 	)
@@ -49,23 +51,23 @@ func scanSQLiteAgent(row interface{ Scan(...any) error }, withContext bool) (Age
 		dest = append(dest, &r.context)
 	}
 	if err := row.Scan(dest...); err != nil {
-		return Agent{}, err
+		return sova.Agent{}, err
 	}
 	a.CreatedAt = time.UnixMilli(created).UTC()
 	a.UpdatedAt = time.UnixMilli(updated).UTC()
 	if err := r.decode(&a); err != nil {
-		return Agent{}, err
+		return sova.Agent{}, err
 	}
 	return a, nil
 }
 
 // GetAgent implements AgentStore.
-func (s *SQLite) GetAgent(ctx context.Context, userID, agentID string) (*Agent, error) {
+func (s *SQLite) GetAgent(ctx context.Context, userID, agentID string) (*sova.Agent, error) {
 	row := s.db.QueryRowContext(ctx, `SELECT `+sqliteAgentColumns+`, context FROM agents
 		WHERE id = ? AND user_id = ?`, agentID, userID)
 	a, err := scanSQLiteAgent(row, true)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store: agent %s: %w", agentID, ErrNotFound)
+		return nil, fmt.Errorf("store: agent %s: %w", agentID, sova.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: get agent %s: %w", agentID, err)
@@ -74,7 +76,7 @@ func (s *SQLite) GetAgent(ctx context.Context, userID, agentID string) (*Agent, 
 }
 
 // ListAgents implements AgentStore.
-func (s *SQLite) ListAgents(ctx context.Context, userID string, limit, offset int) ([]Agent, error) {
+func (s *SQLite) ListAgents(ctx context.Context, userID string, limit, offset int) ([]sova.Agent, error) {
 	if limit <= 0 {
 		limit = -1 // no limit
 	}
@@ -84,7 +86,7 @@ func (s *SQLite) ListAgents(ctx context.Context, userID string, limit, offset in
 		return nil, fmt.Errorf("store: list agents: %w", err)
 	}
 	defer rows.Close()
-	agents := []Agent{} // never nil: encodes as [] rather than null
+	agents := []sova.Agent{} // never nil: encodes as [] rather than null
 	for rows.Next() {
 		a, err := scanSQLiteAgent(rows, false)
 		if err != nil {
@@ -99,7 +101,7 @@ func (s *SQLite) ListAgents(ctx context.Context, userID string, limit, offset in
 }
 
 // UpdateAgent implements AgentStore.
-func (s *SQLite) UpdateAgent(ctx context.Context, a *Agent, fromState string) error {
+func (s *SQLite) UpdateAgent(ctx context.Context, a *sova.Agent, fromState string) error {
 	r, err := encodeAgent(a)
 	if err != nil {
 		return fmt.Errorf("store: update agent: %w", err)
@@ -124,7 +126,7 @@ func (s *SQLite) UpdateAgent(ctx context.Context, a *Agent, fromState string) er
 		if err != nil {
 			return err
 		}
-		return fmt.Errorf("store: update agent %s: %w: it is %s, not %s", a.ID, ErrConflict, cur.State, fromState)
+		return fmt.Errorf("store: update agent %s: %w: it is %s, not %s", a.ID, sova.ErrConflict, cur.State, fromState)
 	}
 	a.UpdatedAt = now
 	return nil
@@ -133,7 +135,7 @@ func (s *SQLite) UpdateAgent(ctx context.Context, a *Agent, fromState string) er
 // DeleteFinishedAgents implements AgentStore.
 func (s *SQLite) DeleteFinishedAgents(ctx context.Context, before time.Time) (int, error) {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM agents WHERE state IN (?, ?) AND updated_at < ?`,
-		AgentCompleted, AgentFailed, before.UnixMilli())
+		sova.AgentCompleted, sova.AgentFailed, before.UnixMilli())
 	if err != nil {
 		return 0, fmt.Errorf("store: delete finished agents: %w", err)
 	}
@@ -148,7 +150,7 @@ func (s *SQLite) DeleteFinishedAgents(ctx context.Context, before time.Time) (in
 func (s *SQLite) FailStaleAgents(ctx context.Context, before time.Time, reason string) (int, error) {
 	res, err := s.db.ExecContext(ctx, `UPDATE agents SET state = ?, error = ?, updated_at = ?
 		WHERE state IN (?, ?) AND updated_at < ?`,
-		AgentFailed, reason, storedTime(time.Now()).UnixMilli(), AgentInited, AgentResearching, before.UnixMilli())
+		sova.AgentFailed, reason, storedTime(time.Now()).UnixMilli(), sova.AgentInited, sova.AgentResearching, before.UnixMilli())
 	if err != nil {
 		return 0, fmt.Errorf("store: fail stale agents: %w", err)
 	}

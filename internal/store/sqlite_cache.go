@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/sova-ai/sova"
 )
 
-var _ CacheStore = (*SQLite)(nil)
+var _ sova.CacheStore = (*SQLite)(nil)
 
 // CacheGet implements CacheStore.
 func (s *SQLite) CacheGet(ctx context.Context, kind, key string) ([]byte, bool, error) {

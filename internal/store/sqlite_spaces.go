@@ -7,23 +7,25 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/sova-ai/sova"
 )
 
-var _ SpaceStore = (*SQLite)(nil)
+var _ sova.SpaceStore = (*SQLite)(nil)
 
 const sqliteSpaceColumns = `s.id, s.user_id, s.name, s.description, s.created_at, s.updated_at,
 	COUNT(d.id), COALESCE(SUM(d.chunk_count), 0), COALESCE(SUM(d.size), 0)`
 
 const sqliteSpaceFrom = ` FROM spaces s LEFT JOIN documents d ON d.space_id = s.id `
 
-func scanSQLiteSpace(row interface{ Scan(...any) error }) (Space, error) {
+func scanSQLiteSpace(row interface{ Scan(...any) error }) (sova.Space, error) {
 	var (
-		s                Space
+		s                sova.Space
 		created, updated int64
 		docs, chunks     int64
 	)
 	if err := row.Scan(&s.ID, &s.UserID, &s.Name, &s.Description, &created, &updated, &docs, &chunks, &s.TotalBytes); err != nil {
-		return Space{}, err
+		return sova.Space{}, err
 	}
 	s.CreatedAt = time.UnixMilli(created).UTC()
 	s.UpdatedAt = time.UnixMilli(updated).UTC()
@@ -32,7 +34,7 @@ func scanSQLiteSpace(row interface{ Scan(...any) error }) (Space, error) {
 }
 
 // CreateSpace implements SpaceStore.
-func (s *SQLite) CreateSpace(ctx context.Context, sp *Space) error {
+func (s *SQLite) CreateSpace(ctx context.Context, sp *sova.Space) error {
 	if err := prepareSpace(sp, time.Now()); err != nil {
 		return fmt.Errorf("store: create space: %w", err)
 	}
@@ -46,23 +48,23 @@ func (s *SQLite) CreateSpace(ctx context.Context, sp *Space) error {
 }
 
 // GetSpace implements SpaceStore.
-func (s *SQLite) GetSpace(ctx context.Context, userID, spaceID string) (*Space, error) {
+func (s *SQLite) GetSpace(ctx context.Context, userID, spaceID string) (*sova.Space, error) {
 	row := s.db.QueryRowContext(ctx, `SELECT `+sqliteSpaceColumns+sqliteSpaceFrom+
 		`WHERE s.id = ? AND s.user_id = ? GROUP BY s.id`, spaceID, userID)
 	return sqliteOneSpace(row, "space "+spaceID)
 }
 
 // GetSpaceByName implements SpaceStore.
-func (s *SQLite) GetSpaceByName(ctx context.Context, userID, name string) (*Space, error) {
+func (s *SQLite) GetSpaceByName(ctx context.Context, userID, name string) (*sova.Space, error) {
 	row := s.db.QueryRowContext(ctx, `SELECT `+sqliteSpaceColumns+sqliteSpaceFrom+
 		`WHERE s.name = ? AND s.user_id = ? GROUP BY s.id`, name, userID)
 	return sqliteOneSpace(row, fmt.Sprintf("space %q", name))
 }
 
-func sqliteOneSpace(row *sql.Row, what string) (*Space, error) {
+func sqliteOneSpace(row *sql.Row, what string) (*sova.Space, error) {
 	sp, err := scanSQLiteSpace(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store: %s: %w", what, ErrNotFound)
+		return nil, fmt.Errorf("store: %s: %w", what, sova.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: get %s: %w", what, err)
@@ -71,14 +73,14 @@ func sqliteOneSpace(row *sql.Row, what string) (*Space, error) {
 }
 
 // ListSpaces implements SpaceStore.
-func (s *SQLite) ListSpaces(ctx context.Context, userID string) ([]Space, error) {
+func (s *SQLite) ListSpaces(ctx context.Context, userID string) ([]sova.Space, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+sqliteSpaceColumns+sqliteSpaceFrom+
 		`WHERE s.user_id = ? GROUP BY s.id ORDER BY s.name, s.id`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list spaces: %w", err)
 	}
 	defer rows.Close()
-	out := []Space{}
+	out := []sova.Space{}
 	for rows.Next() {
 		sp, err := scanSQLiteSpace(rows)
 		if err != nil {
@@ -128,21 +130,21 @@ func oneSpaceRow(res sql.Result) error {
 		return err
 	}
 	if n == 0 {
-		return fmt.Errorf("space %w", ErrNotFound)
+		return fmt.Errorf("space %w", sova.ErrNotFound)
 	}
 	return nil
 }
 
 const documentColumns = `id, space_id, name, title, format, size, sha256, chunk_count, version, created_at, updated_at`
 
-func scanSQLiteDocument(row interface{ Scan(...any) error }) (Document, error) {
+func scanSQLiteDocument(row interface{ Scan(...any) error }) (sova.Document, error) {
 	var (
-		d                Document
+		d                sova.Document
 		chunks           int64
 		created, updated int64
 	)
 	if err := row.Scan(&d.ID, &d.SpaceID, &d.Name, &d.Title, &d.Format, &d.Size, &d.SHA256, &chunks, &d.Version, &created, &updated); err != nil {
-		return Document{}, err
+		return sova.Document{}, err
 	}
 	d.ChunkCount = int(chunks)
 	d.CreatedAt = time.UnixMilli(created).UTC()
@@ -157,13 +159,13 @@ func sqliteOwnSpace(ctx context.Context, q interface {
 	var one int
 	err := q.QueryRowContext(ctx, `SELECT 1 FROM spaces WHERE id = ? AND user_id = ?`, spaceID, userID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("space %s: %w", spaceID, ErrNotFound)
+		return fmt.Errorf("space %s: %w", spaceID, sova.ErrNotFound)
 	}
 	return err
 }
 
 // ListDocuments implements SpaceStore.
-func (s *SQLite) ListDocuments(ctx context.Context, userID, spaceID string) ([]Document, error) {
+func (s *SQLite) ListDocuments(ctx context.Context, userID, spaceID string) ([]sova.Document, error) {
 	if err := sqliteOwnSpace(ctx, s.db, userID, spaceID); err != nil {
 		return nil, fmt.Errorf("store: list documents: %w", err)
 	}
@@ -172,7 +174,7 @@ func (s *SQLite) ListDocuments(ctx context.Context, userID, spaceID string) ([]D
 		return nil, fmt.Errorf("store: list documents of space %s: %w", spaceID, err)
 	}
 	defer rows.Close()
-	out := []Document{}
+	out := []sova.Document{}
 	for rows.Next() {
 		d, err := scanSQLiteDocument(rows)
 		if err != nil {
@@ -187,13 +189,13 @@ func (s *SQLite) ListDocuments(ctx context.Context, userID, spaceID string) ([]D
 }
 
 // GetDocument implements SpaceStore.
-func (s *SQLite) GetDocument(ctx context.Context, userID, spaceID, docID string) (*Document, error) {
+func (s *SQLite) GetDocument(ctx context.Context, userID, spaceID, docID string) (*sova.Document, error) {
 	row := s.db.QueryRowContext(ctx, `SELECT `+prefixed("d.", documentColumns)+`
 		FROM documents d JOIN spaces s ON s.id = d.space_id
 		WHERE d.id = ? AND d.space_id = ? AND s.user_id = ?`, docID, spaceID, userID)
 	d, err := scanSQLiteDocument(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store: document %s: %w", docID, ErrNotFound)
+		return nil, fmt.Errorf("store: document %s: %w", docID, sova.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: get document %s: %w", docID, err)
@@ -202,8 +204,8 @@ func (s *SQLite) GetDocument(ctx context.Context, userID, spaceID, docID string)
 }
 
 // LookupDocuments implements SpaceStore.
-func (s *SQLite) LookupDocuments(ctx context.Context, userID string, docIDs []string) ([]Document, error) {
-	out := []Document{}
+func (s *SQLite) LookupDocuments(ctx context.Context, userID string, docIDs []string) ([]sova.Document, error) {
+	out := []sova.Document{}
 	// SQLite limits the number of parameters; search hits are far fewer.
 	for start := 0; start < len(docIDs); start += 500 {
 		ids := docIDs[start:min(start+500, len(docIDs))]
@@ -220,7 +222,7 @@ func (s *SQLite) LookupDocuments(ctx context.Context, userID string, docIDs []st
 		}
 		for rows.Next() {
 			var (
-				d                Document
+				d                sova.Document
 				chunks           int64
 				created, updated int64
 			)
@@ -243,7 +245,7 @@ func (s *SQLite) LookupDocuments(ctx context.Context, userID string, docIDs []st
 }
 
 // PutDocuments implements SpaceStore.
-func (s *SQLite) PutDocuments(ctx context.Context, userID, spaceID string, docs []*Document, apply func([]Document) error) error {
+func (s *SQLite) PutDocuments(ctx context.Context, userID, spaceID string, docs []*sova.Document, apply func([]sova.Document) error) error {
 	if err := prepareDocuments(docs, time.Now()); err != nil {
 		return fmt.Errorf("store: put documents: %w", err)
 	}
@@ -251,7 +253,7 @@ func (s *SQLite) PutDocuments(ctx context.Context, userID, spaceID string, docs 
 		if err := sqliteOwnSpace(ctx, tx, userID, spaceID); err != nil {
 			return err
 		}
-		var replaced []Document
+		var replaced []sova.Document
 		for _, d := range docs {
 			d.SpaceID = spaceID
 			old, err := scanSQLiteDocument(tx.QueryRowContext(ctx,
@@ -289,17 +291,17 @@ func (s *SQLite) PutDocuments(ctx context.Context, userID, spaceID string, docs 
 }
 
 // DeleteDocuments implements SpaceStore.
-func (s *SQLite) DeleteDocuments(ctx context.Context, userID, spaceID string, docIDs []string, apply func([]Document) error) error {
+func (s *SQLite) DeleteDocuments(ctx context.Context, userID, spaceID string, docIDs []string, apply func([]sova.Document) error) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := sqliteOwnSpace(ctx, tx, userID, spaceID); err != nil {
 			return err
 		}
-		var deleted []Document
+		var deleted []sova.Document
 		for _, id := range docIDs {
 			d, err := scanSQLiteDocument(tx.QueryRowContext(ctx,
 				`SELECT `+documentColumns+` FROM documents WHERE id = ? AND space_id = ?`, id, spaceID))
 			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("document %s: %w", id, ErrNotFound)
+				return fmt.Errorf("document %s: %w", id, sova.ErrNotFound)
 			}
 			if err != nil {
 				return err

@@ -10,90 +10,34 @@ package store
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/sova-ai/sova/internal/event"
-)
-
-// LocalUserID is the user every request acts as until authentication exists.
-const LocalUserID = "local"
-
-// Message roles.
-const (
-	RoleUser      = "user"
-	RoleAssistant = "assistant"
-	RoleSystem    = "system"
+	"github.com/sova-ai/sova"
 )
 
 // SQLiteFileName is the name of the SQLite database inside the data directory.
 const SQLiteFileName = "sova.db"
 
-var (
-	// ErrNotFound reports a chat that does not exist or does not belong to
-	// the user asking.
-	ErrNotFound = errors.New("not found")
-	// ErrConflict reports an ID that is already taken.
-	ErrConflict = errors.New("already exists")
-	// ErrInvalid reports input the store refuses to save (unknown role,
-	// malformed JSON, missing user).
-	ErrInvalid = errors.New("invalid input")
-)
-
-// Chat is one conversation. MessageCount is computed when a chat is read and
-// ignored when one is written.
-type Chat struct {
-	ID           string    `json:"id"`
-	UserID       string    `json:"userId"`
-	Title        string    `json:"title"`
-	Mode         string    `json:"mode"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
-	MessageCount int       `json:"messageCount"`
-}
-
-// Message is one message of a chat. Parts holds the AI SDK UI message parts
-// exactly as clients expect them; ToolCalls holds the tool calls made while
-// producing the message and their results. Both are opaque JSON to the store
-// and compare equal as JSON (not byte for byte) after a round trip.
-type Message struct {
-	ID           string          `json:"id"`
-	ChatID       string          `json:"chatId"`
-	Role         string          `json:"role"`
-	Content      string          `json:"content"`
-	Parts        json.RawMessage `json:"parts,omitempty"`
-	Sources      []event.Source  `json:"sources,omitempty"`
-	Usage        *event.Usage    `json:"usage,omitempty"`
-	Model        string          `json:"model,omitempty"`
-	FinishReason string          `json:"finishReason,omitempty"`
-	Mode         string          `json:"mode,omitempty"`
-	ToolCalls    json.RawMessage `json:"toolCalls,omitempty"`
-	Error        string          `json:"error,omitempty"`
-	CreatedAt    time.Time       `json:"createdAt"`
-}
-
 // Store keeps chats and messages. Implementations are safe for concurrent
 // use. Timestamps are kept with millisecond precision and returned in UTC.
 type Store interface {
-	SpaceStore // document spaces (spaces.go)
-	RunStore   // runs, their event logs and workspace files (runs.go)
-	AgentStore // schema-guided reasoning agents (agents.go)
-	CacheStore // web search and page cache (cache.go)
+	sova.SpaceStore // document spaces (spaces.go)
+	sova.RunStore   // runs, their event logs and workspace files (runs.go)
+	sova.AgentStore // schema-guided reasoning agents (agents.go)
+	sova.CacheStore // web search and page cache (cache.go)
 
 	// CreateChat saves a new chat owned by c.UserID. An empty ID is replaced
 	// by a generated one; zero CreatedAt/UpdatedAt default to now. The
 	// stored values are written back into c. A taken ID is ErrConflict.
-	CreateChat(ctx context.Context, c *Chat) error
+	CreateChat(ctx context.Context, c *sova.Chat) error
 	// GetChat returns one of the user's chats with its message count.
-	GetChat(ctx context.Context, userID, chatID string) (*Chat, error)
+	GetChat(ctx context.Context, userID, chatID string) (*sova.Chat, error)
 	// ListChats returns the user's chats, most recently updated first, with
 	// message counts. limit <= 0 means no limit. The result is never nil.
-	ListChats(ctx context.Context, userID string, limit, offset int) ([]Chat, error)
+	ListChats(ctx context.Context, userID string, limit, offset int) ([]sova.Chat, error)
 	// DeleteChat deletes one of the user's chats and all of its messages.
 	DeleteChat(ctx context.Context, userID, chatID string) error
 	// SetChatTitle renames one of the user's chats. It does not change
@@ -103,11 +47,11 @@ type Store interface {
 	// chat's UpdatedAt forward to the message's CreatedAt. An empty ID is
 	// replaced by a generated one and a zero CreatedAt defaults to now; the
 	// stored values are written back into m. A taken ID is ErrConflict.
-	AddMessage(ctx context.Context, userID string, m *Message) error
+	AddMessage(ctx context.Context, userID string, m *sova.Message) error
 	// ListMessages returns the messages of one of the user's chats in
 	// chronological order (ties keep insertion order). The result is never
 	// nil.
-	ListMessages(ctx context.Context, userID, chatID string) ([]Message, error)
+	ListMessages(ctx context.Context, userID, chatID string) ([]sova.Message, error)
 	// Ping checks that the database is reachable.
 	Ping(ctx context.Context) error
 	// Close releases the database.
@@ -120,7 +64,7 @@ type Store interface {
 func Open(ctx context.Context, databaseURL, dataDir string) (Store, error) {
 	if databaseURL == "" {
 		if dataDir == "" {
-			return nil, fmt.Errorf("store: open: %w: no database URL and no data directory", ErrInvalid)
+			return nil, fmt.Errorf("store: open: %w: no database URL and no data directory", sova.ErrInvalid)
 		}
 		return OpenSQLite(ctx, filepath.Join(dataDir, SQLiteFileName))
 	}

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sova-ai/sova/internal/event"
@@ -155,7 +157,7 @@ func TestContract(t *testing.T) {
 	}
 }
 
-func mustCreateChat(t *testing.T, s store.Store, c *store.Chat) *store.Chat {
+func mustCreateChat(t *testing.T, s store.Store, c *sova.Chat) *sova.Chat {
 	t.Helper()
 	if err := s.CreateChat(t.Context(), c); err != nil {
 		t.Fatalf("CreateChat: %v", err)
@@ -163,7 +165,7 @@ func mustCreateChat(t *testing.T, s store.Store, c *store.Chat) *store.Chat {
 	return c
 }
 
-func mustAddMessage(t *testing.T, s store.Store, userID string, m *store.Message) *store.Message {
+func mustAddMessage(t *testing.T, s store.Store, userID string, m *sova.Message) *sova.Message {
 	t.Helper()
 	if err := s.AddMessage(t.Context(), userID, m); err != nil {
 		t.Fatalf("AddMessage: %v", err)
@@ -173,7 +175,7 @@ func mustAddMessage(t *testing.T, s store.Store, userID string, m *store.Message
 
 func wantNotFound(t *testing.T, what string, err error) {
 	t.Helper()
-	if !errors.Is(err, store.ErrNotFound) {
+	if !errors.Is(err, sova.ErrNotFound) {
 		t.Errorf("%s: err = %v, want ErrNotFound", what, err)
 	}
 }
@@ -186,7 +188,7 @@ func testCreateAndGetChat(t *testing.T, db database) {
 	}
 
 	before := time.Now().Add(-time.Millisecond)
-	c := mustCreateChat(t, s, &store.Chat{UserID: store.LocalUserID, Title: "First", Mode: "speed"})
+	c := mustCreateChat(t, s, &sova.Chat{UserID: sova.LocalUserID, Title: "First", Mode: "speed"})
 	if c.ID == "" {
 		t.Fatal("CreateChat did not generate an ID")
 	}
@@ -194,7 +196,7 @@ func testCreateAndGetChat(t *testing.T, db database) {
 		t.Errorf("timestamps = %v / %v, want now and equal", c.CreatedAt, c.UpdatedAt)
 	}
 
-	got, err := s.GetChat(ctx, store.LocalUserID, c.ID)
+	got, err := s.GetChat(ctx, sova.LocalUserID, c.ID)
 	if err != nil {
 		t.Fatalf("GetChat: %v", err)
 	}
@@ -204,8 +206,8 @@ func testCreateAndGetChat(t *testing.T, db database) {
 
 	// Caller-chosen ID and times are kept, at millisecond precision.
 	at := time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.FixedZone("X", 3600))
-	c2 := mustCreateChat(t, s, &store.Chat{ID: "client-chosen-id", UserID: store.LocalUserID, CreatedAt: at})
-	got, err = s.GetChat(ctx, store.LocalUserID, "client-chosen-id")
+	c2 := mustCreateChat(t, s, &sova.Chat{ID: "client-chosen-id", UserID: sova.LocalUserID, CreatedAt: at})
+	got, err = s.GetChat(ctx, sova.LocalUserID, "client-chosen-id")
 	if err != nil {
 		t.Fatalf("GetChat: %v", err)
 	}
@@ -217,14 +219,14 @@ func testCreateAndGetChat(t *testing.T, db database) {
 		t.Errorf("CreatedAt location = %v, want UTC", got.CreatedAt.Location())
 	}
 
-	err = s.CreateChat(ctx, &store.Chat{ID: "client-chosen-id", UserID: "someone-else"})
-	if !errors.Is(err, store.ErrConflict) {
+	err = s.CreateChat(ctx, &sova.Chat{ID: "client-chosen-id", UserID: "someone-else"})
+	if !errors.Is(err, sova.ErrConflict) {
 		t.Errorf("CreateChat with a taken ID: err = %v, want ErrConflict", err)
 	}
-	if err := s.CreateChat(ctx, &store.Chat{}); !errors.Is(err, store.ErrInvalid) {
+	if err := s.CreateChat(ctx, &sova.Chat{}); !errors.Is(err, sova.ErrInvalid) {
 		t.Errorf("CreateChat without a user: err = %v, want ErrInvalid", err)
 	}
-	_, err = s.GetChat(ctx, store.LocalUserID, "missing")
+	_, err = s.GetChat(ctx, sova.LocalUserID, "missing")
 	wantNotFound(t, "GetChat(missing)", err)
 }
 
@@ -239,12 +241,12 @@ func testListChats(t *testing.T, db database) {
 	var ids []string
 	for i := range 5 {
 		at := base.Add(time.Duration(i) * time.Minute)
-		c := mustCreateChat(t, s, &store.Chat{UserID: user, Title: fmt.Sprintf("chat %d", i), CreatedAt: at})
+		c := mustCreateChat(t, s, &sova.Chat{UserID: user, Title: fmt.Sprintf("chat %d", i), CreatedAt: at})
 		ids = append(ids, c.ID)
 	}
-	mustCreateChat(t, s, &store.Chat{UserID: "other", Title: "not mine"})
+	mustCreateChat(t, s, &sova.Chat{UserID: "other", Title: "not mine"})
 	for range 3 {
-		mustAddMessage(t, s, user, &store.Message{ChatID: ids[1], Role: store.RoleUser, Content: "hi"})
+		mustAddMessage(t, s, user, &sova.Message{ChatID: ids[1], Role: sova.RoleUser, Content: "hi"})
 	}
 
 	all, err := s.ListChats(ctx, user, 0, 0)
@@ -299,7 +301,7 @@ func testListChats(t *testing.T, db database) {
 	}
 }
 
-func chatIDs(chats []store.Chat) []string {
+func chatIDs(chats []sova.Chat) []string {
 	var ids []string
 	for _, c := range chats {
 		ids = append(ids, c.ID)
@@ -310,73 +312,73 @@ func chatIDs(chats []store.Chat) []string {
 func testSetChatTitle(t *testing.T, db database) {
 	s := db.open(t)
 	ctx := t.Context()
-	c := mustCreateChat(t, s, &store.Chat{UserID: store.LocalUserID, Title: "old"})
-	if err := s.SetChatTitle(ctx, store.LocalUserID, c.ID, "new"); err != nil {
+	c := mustCreateChat(t, s, &sova.Chat{UserID: sova.LocalUserID, Title: "old"})
+	if err := s.SetChatTitle(ctx, sova.LocalUserID, c.ID, "new"); err != nil {
 		t.Fatalf("SetChatTitle: %v", err)
 	}
-	got, err := s.GetChat(ctx, store.LocalUserID, c.ID)
+	got, err := s.GetChat(ctx, sova.LocalUserID, c.ID)
 	if err != nil {
 		t.Fatalf("GetChat: %v", err)
 	}
 	if got.Title != "new" || !got.UpdatedAt.Equal(c.UpdatedAt) {
 		t.Errorf("after SetChatTitle: %+v, want title new and UpdatedAt unchanged (%v)", got, c.UpdatedAt)
 	}
-	wantNotFound(t, "SetChatTitle(missing)", s.SetChatTitle(ctx, store.LocalUserID, "missing", "x"))
+	wantNotFound(t, "SetChatTitle(missing)", s.SetChatTitle(ctx, sova.LocalUserID, "missing", "x"))
 }
 
 func testMessagesRoundTrip(t *testing.T, db database) {
 	s := db.open(t)
 	ctx := t.Context()
-	c := mustCreateChat(t, s, &store.Chat{UserID: store.LocalUserID, Mode: "balanced"})
+	c := mustCreateChat(t, s, &sova.Chat{UserID: sova.LocalUserID, Mode: "balanced"})
 
-	user := mustAddMessage(t, s, store.LocalUserID, &store.Message{
+	user := mustAddMessage(t, s, sova.LocalUserID, &sova.Message{
 		ChatID:  c.ID,
-		Role:    store.RoleUser,
+		Role:    sova.RoleUser,
 		Content: "What is WAL?",
 		Parts:   json.RawMessage(`[{"type":"text","text":"What is WAL?"}]`),
 	})
-	assistant := &store.Message{
+	assistant := &sova.Message{
 		ID:      "client-message-id",
 		ChatID:  c.ID,
-		Role:    store.RoleAssistant,
+		Role:    sova.RoleAssistant,
 		Content: "Write-ahead logging [1] — ünïcödé ✓.",
 		Parts: json.RawMessage(`[
 			{"type": "step-start"},
 			{"type": "text", "text": "Write-ahead logging [1]", "state": "done"},
 			{"type": "data-sources", "data": {"n": 1, "nested": [1, 2.5, null, true]}}
 		]`),
-		Sources: []event.Source{
-			{Number: 1, URL: "https://sqlite.org/wal.html", Title: "WAL", Snippet: "The default method…", Kind: event.SourceWeb, Published: "2024-01-01", Favicon: "https://sqlite.org/favicon.ico"},
-			{URL: "https://example.com/doc.pdf", Kind: event.SourceDocument},
+		Sources: []sova.Source{
+			{Number: 1, URL: "https://sqlite.org/wal.html", Title: "WAL", Snippet: "The default method…", Kind: sova.SourceWeb, Published: "2024-01-01", Favicon: "https://sqlite.org/favicon.ico"},
+			{URL: "https://example.com/doc.pdf", Kind: sova.SourceDocument},
 		},
-		Usage:        &event.Usage{InputTokens: 1200, OutputTokens: 345, TotalTokens: 1545},
+		Usage:        &sova.Usage{InputTokens: 1200, OutputTokens: 345, TotalTokens: 1545},
 		Model:        "gpt-x",
 		FinishReason: event.FinishStop,
 		Mode:         "balanced",
 		ToolCalls:    json.RawMessage(`[{"id":"call_1","name":"web_search","arguments":{"query":"sqlite wal"},"result":{"results":[{"url":"https://sqlite.org/wal.html"}]}}]`),
 		CreatedAt:    user.CreatedAt, // same millisecond: insertion order decides
 	}
-	mustAddMessage(t, s, store.LocalUserID, assistant)
-	failed := mustAddMessage(t, s, store.LocalUserID, &store.Message{
+	mustAddMessage(t, s, sova.LocalUserID, assistant)
+	failed := mustAddMessage(t, s, sova.LocalUserID, &sova.Message{
 		ChatID:       c.ID,
-		Role:         store.RoleAssistant,
+		Role:         sova.RoleAssistant,
 		Error:        "upstream timeout",
 		FinishReason: event.FinishError,
-		Usage:        &event.Usage{},
-		Sources:      []event.Source{},
+		Usage:        &sova.Usage{},
+		Sources:      []sova.Source{},
 	})
-	system := mustAddMessage(t, s, store.LocalUserID, &store.Message{
+	system := mustAddMessage(t, s, sova.LocalUserID, &sova.Message{
 		ChatID:    c.ID,
-		Role:      store.RoleSystem,
+		Role:      sova.RoleSystem,
 		Content:   "earlier",
 		CreatedAt: user.CreatedAt.Add(-time.Second),
 	})
 
-	got, err := s.ListMessages(ctx, store.LocalUserID, c.ID)
+	got, err := s.ListMessages(ctx, sova.LocalUserID, c.ID)
 	if err != nil {
 		t.Fatalf("ListMessages: %v", err)
 	}
-	want := []*store.Message{system, user, assistant, failed}
+	want := []*sova.Message{system, user, assistant, failed}
 	if len(got) != len(want) {
 		t.Fatalf("ListMessages returned %d messages, want %d", len(got), len(want))
 	}
@@ -390,7 +392,7 @@ func testMessagesRoundTrip(t *testing.T, db database) {
 		t.Errorf("zero usage and empty sources must survive: %+v", got[3])
 	}
 
-	chat, err := s.GetChat(ctx, store.LocalUserID, c.ID)
+	chat, err := s.GetChat(ctx, sova.LocalUserID, c.ID)
 	if err != nil {
 		t.Fatalf("GetChat: %v", err)
 	}
@@ -399,7 +401,7 @@ func testMessagesRoundTrip(t *testing.T, db database) {
 	}
 }
 
-func assertMessage(t *testing.T, got store.Message, want store.Message) {
+func assertMessage(t *testing.T, got sova.Message, want sova.Message) {
 	t.Helper()
 	if !got.CreatedAt.Equal(want.CreatedAt) {
 		t.Errorf("message %s CreatedAt = %v, want %v", want.ID, got.CreatedAt, want.CreatedAt)
@@ -440,28 +442,28 @@ func assertJSONEqual(t *testing.T, what string, got, want json.RawMessage) {
 func testMessageValidation(t *testing.T, db database) {
 	s := db.open(t)
 	ctx := t.Context()
-	c := mustCreateChat(t, s, &store.Chat{UserID: store.LocalUserID})
-	mustAddMessage(t, s, store.LocalUserID, &store.Message{ID: "m1", ChatID: c.ID, Role: store.RoleUser})
+	c := mustCreateChat(t, s, &sova.Chat{UserID: sova.LocalUserID})
+	mustAddMessage(t, s, sova.LocalUserID, &sova.Message{ID: "m1", ChatID: c.ID, Role: sova.RoleUser})
 
 	for _, tc := range []struct {
 		name string
-		msg  store.Message
+		msg  sova.Message
 		want error
 	}{
-		{"unknown role", store.Message{ChatID: c.ID, Role: "tool"}, store.ErrInvalid},
-		{"empty role", store.Message{ChatID: c.ID}, store.ErrInvalid},
-		{"invalid parts", store.Message{ChatID: c.ID, Role: store.RoleUser, Parts: json.RawMessage(`[{`)}, store.ErrInvalid},
-		{"invalid tool calls", store.Message{ChatID: c.ID, Role: store.RoleUser, ToolCalls: json.RawMessage(`nope`)}, store.ErrInvalid},
-		{"taken ID", store.Message{ID: "m1", ChatID: c.ID, Role: store.RoleUser}, store.ErrConflict},
-		{"missing chat", store.Message{ChatID: "missing", Role: store.RoleUser}, store.ErrNotFound},
+		{"unknown role", sova.Message{ChatID: c.ID, Role: "tool"}, sova.ErrInvalid},
+		{"empty role", sova.Message{ChatID: c.ID}, sova.ErrInvalid},
+		{"invalid parts", sova.Message{ChatID: c.ID, Role: sova.RoleUser, Parts: json.RawMessage(`[{`)}, sova.ErrInvalid},
+		{"invalid tool calls", sova.Message{ChatID: c.ID, Role: sova.RoleUser, ToolCalls: json.RawMessage(`nope`)}, sova.ErrInvalid},
+		{"taken ID", sova.Message{ID: "m1", ChatID: c.ID, Role: sova.RoleUser}, sova.ErrConflict},
+		{"missing chat", sova.Message{ChatID: "missing", Role: sova.RoleUser}, sova.ErrNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := s.AddMessage(ctx, store.LocalUserID, &tc.msg); !errors.Is(err, tc.want) {
+			if err := s.AddMessage(ctx, sova.LocalUserID, &tc.msg); !errors.Is(err, tc.want) {
 				t.Errorf("AddMessage: err = %v, want %v", err, tc.want)
 			}
 		})
 	}
-	msgs, err := s.ListMessages(ctx, store.LocalUserID, c.ID)
+	msgs, err := s.ListMessages(ctx, sova.LocalUserID, c.ID)
 	if err != nil || len(msgs) != 1 {
 		t.Errorf("after rejected messages: %d messages, %v; want 1", len(msgs), err)
 	}
@@ -471,8 +473,8 @@ func testUserIsolation(t *testing.T, db database) {
 	s := db.open(t)
 	ctx := t.Context()
 	const alice, bob = "alice", "bob"
-	c := mustCreateChat(t, s, &store.Chat{UserID: alice, Title: "alice's"})
-	mustAddMessage(t, s, alice, &store.Message{ChatID: c.ID, Role: store.RoleUser, Content: "secret"})
+	c := mustCreateChat(t, s, &sova.Chat{UserID: alice, Title: "alice's"})
+	mustAddMessage(t, s, alice, &sova.Message{ChatID: c.ID, Role: sova.RoleUser, Content: "secret"})
 	before, err := s.GetChat(ctx, alice, c.ID)
 	if err != nil {
 		t.Fatalf("alice GetChat: %v", err)
@@ -482,8 +484,8 @@ func testUserIsolation(t *testing.T, db database) {
 	wantNotFound(t, "bob GetChat", err)
 	_, err = s.ListMessages(ctx, bob, c.ID)
 	wantNotFound(t, "bob ListMessages", err)
-	wantNotFound(t, "bob AddMessage", s.AddMessage(ctx, bob, &store.Message{
-		ChatID: c.ID, Role: store.RoleUser, Content: "hi", CreatedAt: time.Now().Add(time.Hour),
+	wantNotFound(t, "bob AddMessage", s.AddMessage(ctx, bob, &sova.Message{
+		ChatID: c.ID, Role: sova.RoleUser, Content: "hi", CreatedAt: time.Now().Add(time.Hour),
 	}))
 	wantNotFound(t, "bob SetChatTitle", s.SetChatTitle(ctx, bob, c.ID, "mine now"))
 	wantNotFound(t, "bob DeleteChat", s.DeleteChat(ctx, bob, c.ID))
@@ -507,42 +509,42 @@ func testUserIsolation(t *testing.T, db database) {
 func testDeleteCascades(t *testing.T, db database) {
 	s := db.open(t)
 	ctx := t.Context()
-	doomed := mustCreateChat(t, s, &store.Chat{UserID: store.LocalUserID})
-	kept := mustCreateChat(t, s, &store.Chat{UserID: store.LocalUserID})
-	for _, c := range []*store.Chat{doomed, kept} {
+	doomed := mustCreateChat(t, s, &sova.Chat{UserID: sova.LocalUserID})
+	kept := mustCreateChat(t, s, &sova.Chat{UserID: sova.LocalUserID})
+	for _, c := range []*sova.Chat{doomed, kept} {
 		for i := range 3 {
-			mustAddMessage(t, s, store.LocalUserID, &store.Message{ID: fmt.Sprintf("%s-%d", c.ID, i), ChatID: c.ID, Role: store.RoleUser})
+			mustAddMessage(t, s, sova.LocalUserID, &sova.Message{ID: fmt.Sprintf("%s-%d", c.ID, i), ChatID: c.ID, Role: sova.RoleUser})
 		}
 	}
-	if err := s.DeleteChat(ctx, store.LocalUserID, doomed.ID); err != nil {
+	if err := s.DeleteChat(ctx, sova.LocalUserID, doomed.ID); err != nil {
 		t.Fatalf("DeleteChat: %v", err)
 	}
-	_, err := s.GetChat(ctx, store.LocalUserID, doomed.ID)
+	_, err := s.GetChat(ctx, sova.LocalUserID, doomed.ID)
 	wantNotFound(t, "GetChat after delete", err)
-	_, err = s.ListMessages(ctx, store.LocalUserID, doomed.ID)
+	_, err = s.ListMessages(ctx, sova.LocalUserID, doomed.ID)
 	wantNotFound(t, "ListMessages after delete", err)
-	wantNotFound(t, "DeleteChat twice", s.DeleteChat(ctx, store.LocalUserID, doomed.ID))
+	wantNotFound(t, "DeleteChat twice", s.DeleteChat(ctx, sova.LocalUserID, doomed.ID))
 
 	// The messages are gone, not just hidden: a chat recreated under the
 	// same ID starts empty, and their IDs are free again.
-	mustCreateChat(t, s, &store.Chat{ID: doomed.ID, UserID: store.LocalUserID})
-	if msgs, err := s.ListMessages(ctx, store.LocalUserID, doomed.ID); err != nil || len(msgs) != 0 {
+	mustCreateChat(t, s, &sova.Chat{ID: doomed.ID, UserID: sova.LocalUserID})
+	if msgs, err := s.ListMessages(ctx, sova.LocalUserID, doomed.ID); err != nil || len(msgs) != 0 {
 		t.Errorf("recreated chat has %d messages (%v), want 0", len(msgs), err)
 	}
-	mustAddMessage(t, s, store.LocalUserID, &store.Message{ID: doomed.ID + "-0", ChatID: doomed.ID, Role: store.RoleUser})
+	mustAddMessage(t, s, sova.LocalUserID, &sova.Message{ID: doomed.ID + "-0", ChatID: doomed.ID, Role: sova.RoleUser})
 
-	if msgs, err := s.ListMessages(ctx, store.LocalUserID, kept.ID); err != nil || len(msgs) != 3 {
+	if msgs, err := s.ListMessages(ctx, sova.LocalUserID, kept.ID); err != nil || len(msgs) != 3 {
 		t.Errorf("other chat has %d messages (%v), want 3", len(msgs), err)
 	}
 }
 
 func testSurvivesRestart(t *testing.T, db database) {
 	s := db.open(t)
-	c := mustCreateChat(t, s, &store.Chat{UserID: store.LocalUserID, Title: "persistent"})
-	m := mustAddMessage(t, s, store.LocalUserID, &store.Message{
-		ChatID: c.ID, Role: store.RoleAssistant, Content: "kept",
-		Sources: []event.Source{{Number: 1, URL: "https://example.com"}},
-		Usage:   &event.Usage{InputTokens: 1, OutputTokens: 2, TotalTokens: 3},
+	c := mustCreateChat(t, s, &sova.Chat{UserID: sova.LocalUserID, Title: "persistent"})
+	m := mustAddMessage(t, s, sova.LocalUserID, &sova.Message{
+		ChatID: c.ID, Role: sova.RoleAssistant, Content: "kept",
+		Sources: []sova.Source{{Number: 1, URL: "https://example.com"}},
+		Usage:   &sova.Usage{InputTokens: 1, OutputTokens: 2, TotalTokens: 3},
 		Parts:   json.RawMessage(`[{"type":"text","text":"kept"}]`),
 	})
 	if err := s.Close(); err != nil {
@@ -552,14 +554,14 @@ func testSurvivesRestart(t *testing.T, db database) {
 	// Reopening runs the migrations again, which must be a no-op.
 	for range 2 {
 		s = db.open(t)
-		got, err := s.GetChat(t.Context(), store.LocalUserID, c.ID)
+		got, err := s.GetChat(t.Context(), sova.LocalUserID, c.ID)
 		if err != nil {
 			t.Fatalf("GetChat after reopen: %v", err)
 		}
 		if got.Title != "persistent" || got.MessageCount != 1 {
 			t.Errorf("chat after reopen = %+v", got)
 		}
-		msgs, err := s.ListMessages(t.Context(), store.LocalUserID, c.ID)
+		msgs, err := s.ListMessages(t.Context(), sova.LocalUserID, c.ID)
 		if err != nil || len(msgs) != 1 {
 			t.Fatalf("ListMessages after reopen = %d, %v", len(msgs), err)
 		}
@@ -573,27 +575,27 @@ func testSurvivesRestart(t *testing.T, db database) {
 func testConcurrentAddMessage(t *testing.T, db database) {
 	s := db.open(t)
 	ctx := t.Context()
-	c := mustCreateChat(t, s, &store.Chat{UserID: store.LocalUserID})
-	other := mustCreateChat(t, s, &store.Chat{UserID: store.LocalUserID})
+	c := mustCreateChat(t, s, &sova.Chat{UserID: sova.LocalUserID})
+	other := mustCreateChat(t, s, &sova.Chat{UserID: sova.LocalUserID})
 
 	const n = 20
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*n)
 	for i := range n {
 		wg.Go(func() {
-			errs <- s.AddMessage(ctx, store.LocalUserID, &store.Message{
-				ChatID: c.ID, Role: store.RoleUser, Content: fmt.Sprintf("message %d", i),
+			errs <- s.AddMessage(ctx, sova.LocalUserID, &sova.Message{
+				ChatID: c.ID, Role: sova.RoleUser, Content: fmt.Sprintf("message %d", i),
 				Parts: json.RawMessage(`[{"type":"text"}]`),
 			})
 		})
 		// Readers and writers on another chat at the same time.
 		wg.Go(func() {
 			if i%2 == 0 {
-				_, err := s.ListChats(ctx, store.LocalUserID, 10, 0)
+				_, err := s.ListChats(ctx, sova.LocalUserID, 10, 0)
 				errs <- err
 				return
 			}
-			errs <- s.AddMessage(ctx, store.LocalUserID, &store.Message{ChatID: other.ID, Role: store.RoleAssistant})
+			errs <- s.AddMessage(ctx, sova.LocalUserID, &sova.Message{ChatID: other.ID, Role: sova.RoleAssistant})
 		})
 	}
 	wg.Wait()
@@ -604,7 +606,7 @@ func testConcurrentAddMessage(t *testing.T, db database) {
 		}
 	}
 
-	msgs, err := s.ListMessages(ctx, store.LocalUserID, c.ID)
+	msgs, err := s.ListMessages(ctx, sova.LocalUserID, c.ID)
 	if err != nil {
 		t.Fatalf("ListMessages: %v", err)
 	}
@@ -621,7 +623,7 @@ func testConcurrentAddMessage(t *testing.T, db database) {
 	if len(seen) != n {
 		t.Errorf("got %d distinct messages, want %d", len(seen), n)
 	}
-	got, err := s.GetChat(ctx, store.LocalUserID, c.ID)
+	got, err := s.GetChat(ctx, sova.LocalUserID, c.ID)
 	if err != nil || got.MessageCount != n {
 		t.Errorf("GetChat = %+v, %v; want %d messages", got, err, n)
 	}
@@ -645,11 +647,11 @@ func testConcurrentFirstOpen(t *testing.T, db database) {
 			t.Fatalf("store %d did not open", i)
 		}
 	}
-	c := mustCreateChat(t, stores[0], &store.Chat{UserID: store.LocalUserID})
+	c := mustCreateChat(t, stores[0], &sova.Chat{UserID: sova.LocalUserID})
 	for _, s := range stores {
-		mustAddMessage(t, s, store.LocalUserID, &store.Message{ChatID: c.ID, Role: store.RoleUser})
+		mustAddMessage(t, s, sova.LocalUserID, &sova.Message{ChatID: c.ID, Role: sova.RoleUser})
 	}
-	got, err := stores[n-1].GetChat(t.Context(), store.LocalUserID, c.ID)
+	got, err := stores[n-1].GetChat(t.Context(), sova.LocalUserID, c.ID)
 	if err != nil || got.MessageCount != n {
 		t.Errorf("GetChat = %+v, %v; want %d messages", got, err, n)
 	}

@@ -15,9 +15,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/search"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // purgeEvery is how many writes pass between purges of expired entries.
@@ -34,7 +35,7 @@ type Options struct {
 
 // Cache is the web cache over a store. It is safe for concurrent use.
 type Cache struct {
-	st   store.CacheStore
+	st   sova.CacheStore
 	opts Options
 	log  *slog.Logger
 
@@ -44,7 +45,7 @@ type Cache struct {
 }
 
 // New returns a cache over st.
-func New(st store.CacheStore, opts Options) *Cache {
+func New(st sova.CacheStore, opts Options) *Cache {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -74,7 +75,7 @@ func (c *Cache) GetResults(ctx context.Context, key string) ([]search.Result, bo
 		return nil, false
 	}
 	var res []search.Result
-	if !c.get(ctx, store.CacheSearch, key, &res) {
+	if !c.get(ctx, sova.CacheSearch, key, &res) {
 		c.searchMisses.Add(1)
 		return nil, false
 	}
@@ -87,7 +88,7 @@ func (c *Cache) PutResults(ctx context.Context, key string, results []search.Res
 	if c.opts.SearchTTL <= 0 {
 		return
 	}
-	c.put(ctx, store.CacheSearch, key, results, c.opts.SearchTTL)
+	c.put(ctx, sova.CacheSearch, key, results, c.opts.SearchTTL)
 }
 
 // Reader returns next with read pages cached by URL. Only pages read
@@ -109,7 +110,7 @@ type reader struct {
 func (r *reader) Fetch(ctx context.Context, url string) (*fetch.Page, error) {
 	key := search.NormalizeURL(url)
 	var p fetch.Page
-	if r.c.get(ctx, store.CachePage, key, &p) {
+	if r.c.get(ctx, sova.CachePage, key, &p) {
 		r.c.pageHits.Add(1)
 		return &p, nil
 	}
@@ -118,7 +119,7 @@ func (r *reader) Fetch(ctx context.Context, url string) (*fetch.Page, error) {
 	if err != nil {
 		return page, err
 	}
-	r.c.put(ctx, store.CachePage, key, page, r.c.opts.PageTTL)
+	r.c.put(ctx, sova.CachePage, key, page, r.c.opts.PageTTL)
 	return page, nil
 }
 
@@ -146,7 +147,7 @@ func (c *Cache) put(ctx context.Context, kind, key string, v any, ttl time.Durat
 		c.log.Warn("web cache entry cannot be encoded", "kind", kind, "err", err)
 		return
 	}
-	if len(b) > store.MaxCacheValueBytes {
+	if len(b) > sova.MaxCacheValueBytes {
 		return
 	}
 	// The run may be over by the time the page is read; the entry is

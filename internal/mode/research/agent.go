@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sova-ai/sova/internal/event"
@@ -188,8 +190,8 @@ func (tk *task) webSearch(ctx context.Context, raw json.RawMessage) (string, err
 	}
 	tk.mu.Unlock()
 	for _, r := range res {
-		s.sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &event.Source{
-			URL: r.URL, Title: r.Title, Snippet: clip(r.Snippet, 300), Kind: event.SourceWeb, Published: r.Published, Favicon: r.Favicon,
+		s.sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &sova.Source{
+			URL: r.URL, Title: r.Title, Snippet: clip(r.Snippet, 300), Kind: sova.SourceWeb, Published: r.Published, Favicon: r.Favicon,
 		}})
 	}
 	switch {
@@ -276,7 +278,7 @@ func (tk *task) readOne(ctx context.Context, u string) (string, error) {
 		// The page was read; its text serves when no summary can be made.
 		summary = clip(pg.Markdown, 1500)
 	}
-	src := event.Source{URL: u, Title: title, Snippet: clip(summary, 300), Kind: event.SourceWeb, Published: pg.Published}
+	src := sova.Source{URL: u, Title: title, Snippet: clip(summary, 300), Kind: sova.SourceWeb, Published: pg.Published}
 	if r, ok := tk.hit(u); ok {
 		src.Favicon = r.Favicon
 		if src.Published == "" {

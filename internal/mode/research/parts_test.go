@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/mode"
 )
@@ -105,7 +106,7 @@ func TestRenderReport(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
-	list := sourceList([]event.Source{{Number: 1, URL: "https://a", Title: "A [draft]"}, {Number: 2, URL: "https://b"}}, lang.Russian)
+	list := sourceList([]sova.Source{{Number: 1, URL: "https://a", Title: "A [draft]"}, {Number: 2, URL: "https://b"}}, lang.Russian)
 	if list != "## Источники\n\n1. [A (draft)](https://a)\n2. [https://b](https://b)\n" {
 		t.Errorf("source list %q", list)
 	}
@@ -113,9 +114,9 @@ func TestRenderReport(t *testing.T) {
 
 func TestMarkers(t *testing.T) {
 	reg := newRegistry()
-	reg.add(event.Source{URL: "https://a.example/1"}, "")
-	reg.add(event.Source{URL: "https://b.example/2"}, "")
-	if p := reg.add(event.Source{URL: "https://a.example/1/"}, "again"); p.n != 1 {
+	reg.add(sova.Source{URL: "https://a.example/1"}, "")
+	reg.add(sova.Source{URL: "https://b.example/2"}, "")
+	if p := reg.add(sova.Source{URL: "https://a.example/1/"}, "again"); p.n != 1 {
 		t.Errorf("a page read twice got number %d", p.n)
 	}
 	if got := reg.keepKnownMarkers("a [1] b [3] c [2][12]"); got != "a [1] b  c [2]" {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/cite"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/lang"
@@ -88,7 +90,7 @@ func (s *session) report(ctx context.Context, findings string) (*mode.Result, er
 
 	// Citations: only pages the run read, renumbered in order of use.
 	read := s.pages.sources()
-	filter := cite.NewFilter(read, func(src event.Source) {
+	filter := cite.NewFilter(read, func(src sova.Source) {
 		s.sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 	})
 	var text strings.Builder
@@ -205,7 +207,7 @@ func oneLine(s string) string {
 }
 
 // sourceList renders the numbered source list.
-func sourceList(sources []event.Source, l lang.Language) string {
+func sourceList(sources []sova.Source, l lang.Language) string {
 	if len(sources) == 0 {
 		return ""
 	}

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/lang"
@@ -126,9 +128,9 @@ type pauseState struct {
 
 // savedPage is a page read by the initial deep search.
 type savedPage struct {
-	Number  int          `json:"n"`
-	Source  event.Source `json:"source"`
-	Summary string       `json:"summary,omitempty"`
+	Number  int         `json:"n"`
+	Source  sova.Source `json:"source"`
+	Summary string      `json:"summary,omitempty"`
 }
 
 // Run implements mode.Mode.

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/search"
 )
@@ -17,7 +18,7 @@ import (
 // report prompt, so that citations survive each hand-over.
 type page struct {
 	n       int
-	src     event.Source
+	src     sova.Source
 	summary string // what the first reader learnt from it
 }
 
@@ -43,7 +44,7 @@ func newRegistry() *registry {
 
 // add records a read page and returns it with its number; a page already
 // read keeps its first number and summary.
-func (r *registry) add(src event.Source, summary string) *page {
+func (r *registry) add(src sova.Source, summary string) *page {
 	key := search.NormalizeURL(src.URL)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -76,10 +77,10 @@ func (r *registry) get(n int) (*page, bool) {
 }
 
 // sources returns the read pages as citable sources, [n] at index n-1.
-func (r *registry) sources() []event.Source {
+func (r *registry) sources() []sova.Source {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]event.Source, len(r.list))
+	out := make([]sova.Source, len(r.list))
 	for i, p := range r.list {
 		out[i] = p.src
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
@@ -95,7 +97,7 @@ func (s *session) review(ctx context.Context, c completion) error {
 	// A long run reports its token use as it goes, not only at the end.
 	if m := llm.MeterFrom(ctx); m != nil {
 		u := m.Total()
-		s.sink.Emit(event.Event{Type: event.TypeUsage, Time: time.Now(), Usage: &event.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}})
+		s.sink.Emit(event.Event{Type: event.TypeUsage, Time: time.Now(), Usage: &sova.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}})
 	}
 	if d.Decision == DecisionContinue {
 		return nil // new todos were published as they were created

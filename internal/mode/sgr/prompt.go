@@ -5,7 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/lang"
 )
 
@@ -98,7 +99,7 @@ func questionsText(l lang.Language, qs, assumptions []string) string {
 }
 
 // sourcesSection is the list of cited sources that ends a report.
-func sourcesSection(l lang.Language, cited []event.Source) string {
+func sourcesSection(l lang.Language, cited []sova.Source) string {
 	if len(cited) == 0 {
 		return ""
 	}

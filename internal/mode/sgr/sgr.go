@@ -23,12 +23,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/search"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // ID is the mode id (and the OpenAI model name) of the agent.
@@ -63,9 +64,9 @@ type Searcher interface {
 
 // Store is where agents are kept.
 type Store interface {
-	CreateAgent(ctx context.Context, a *store.Agent) error
-	GetAgent(ctx context.Context, userID, agentID string) (*store.Agent, error)
-	UpdateAgent(ctx context.Context, a *store.Agent, fromState string) error
+	CreateAgent(ctx context.Context, a *sova.Agent) error
+	GetAgent(ctx context.Context, userID, agentID string) (*sova.Agent, error)
+	UpdateAgent(ctx context.Context, a *sova.Agent, fromState string) error
 }
 
 // Mode is the sgr_agent mode.
@@ -139,10 +140,10 @@ type plan struct {
 }
 
 type report struct {
-	Title      string         `json:"title"`
-	Text       string         `json:"text"` // verified, with its list of sources
-	Sources    []event.Source `json:"sources,omitempty"`
-	Confidence string         `json:"confidence,omitempty"`
+	Title      string        `json:"title"`
+	Text       string        `json:"text"` // verified, with its list of sources
+	Sources    []sova.Source `json:"sources,omitempty"`
+	Confidence string        `json:"confidence,omitempty"`
 }
 
 // stepRecord is one step as the stored chat message keeps it.
@@ -156,7 +157,7 @@ type stepRecord struct {
 
 // work is one run of an agent: the stored agent and its decoded memory.
 type work struct {
-	agent *store.Agent
+	agent *sova.Agent
 	mem   memory
 	model string // the model that answered last
 }
@@ -169,14 +170,14 @@ func (w *work) language() lang.Language {
 }
 
 // read returns the pages read, numbered as the model sees them.
-func (w *work) read() []event.Source {
-	var out []event.Source
+func (w *work) read() []sova.Source {
+	var out []sova.Source
 	for _, s := range w.agent.Sources {
 		if s.Number > 0 {
 			out = append(out, s)
 		}
 	}
-	slices.SortFunc(out, func(a, b event.Source) int { return a.Number - b.Number })
+	slices.SortFunc(out, func(a, b sova.Source) int { return a.Number - b.Number })
 	return out
 }
 
@@ -188,7 +189,7 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	}
 	res, err := m.loop(ctx, w, in, sink)
 	if err != nil {
-		w.agent.State = store.AgentFailed
+		w.agent.State = sova.AgentFailed
 		w.agent.Error = err.Error()
 		if ctx.Err() != nil {
 			w.agent.Error = "stopped: " + context.Cause(ctx).Error()
@@ -203,7 +204,7 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 // A non-nil Result means there is nothing left to run (a finished agent's
 // run was executed again).
 func (m *Mode) open(ctx context.Context, in mode.Input, sink event.Sink) (*work, *mode.Result, error) {
-	userID := cmp.Or(in.UserID, store.LocalUserID)
+	userID := cmp.Or(in.UserID, sova.LocalUserID)
 	id := in.RunID
 	if in.Resume != nil {
 		var rs resumeState
@@ -213,9 +214,9 @@ func (m *Mode) open(ctx context.Context, in mode.Input, sink event.Sink) (*work,
 	}
 	a, err := m.store.GetAgent(ctx, userID, id)
 	switch {
-	case errors.Is(err, store.ErrNotFound) && in.Resume == nil:
+	case errors.Is(err, sova.ErrNotFound) && in.Resume == nil:
 		return m.create(ctx, in, userID, id, sink)
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, sova.ErrNotFound):
 		return nil, nil, fmt.Errorf("agent %s no longer exists; ask again to start a new one", id)
 	case err != nil:
 		return nil, nil, fmt.Errorf("loading agent %s: %w", id, err)
@@ -229,18 +230,18 @@ func (m *Mode) open(ctx context.Context, in mode.Input, sink event.Sink) (*work,
 	from := a.State
 	switch {
 	case in.Resume != nil:
-		if a.State != store.AgentWaiting {
+		if a.State != sova.AgentWaiting {
 			return nil, nil, fmt.Errorf("agent %s is %s, not waiting for clarification", id, a.State)
 		}
 		w.mem.Conversation = append(w.mem.Conversation, llm.Message{Role: llm.RoleUser, Content: answersMessage(in.Resume.Answer)})
 		w.mem.Questions = nil
 		status(sink, "clarification", "Continuing with your answers", clip(in.Resume.Answer, 200))
-	case a.State == store.AgentCompleted || a.State == store.AgentFailed && lastTool(w.mem.Steps) == ToolFinalAnswer:
+	case a.State == sova.AgentCompleted || a.State == sova.AgentFailed && lastTool(w.mem.Steps) == ToolFinalAnswer:
 		// The run was executed again after the agent answered: answer as
 		// before (an agent that answered it could not do the task counts).
 		sink.Emit(textDelta(a.Result))
 		return nil, &mode.Result{Text: a.Result, Sources: a.ResultSources, FinishReason: event.FinishStop, Steps: stepsJSON(w.mem.Steps)}, nil
-	case a.State == store.AgentWaiting:
+	case a.State == sova.AgentWaiting:
 		sink.Emit(textDelta(a.Result))
 		return nil, m.pauseResult(w, a.Result), nil
 	default:
@@ -248,9 +249,9 @@ func (m *Mode) open(ctx context.Context, in mode.Input, sink event.Sink) (*work,
 		// did (a restart, an error); go on from the last step kept.
 		status(sink, "resume", fmt.Sprintf("Resuming the agent after step %d of %d", a.Iteration, m.cfg.MaxSteps), "")
 	}
-	a.State, a.Error = store.AgentResearching, ""
+	a.State, a.Error = sova.AgentResearching, ""
 	if err := m.store.UpdateAgent(ctx, a, from); err != nil {
-		if errors.Is(err, store.ErrConflict) {
+		if errors.Is(err, sova.ErrConflict) {
 			return nil, nil, fmt.Errorf("agent %s is already being continued by another request", id)
 		}
 		return nil, nil, fmt.Errorf("claiming agent %s: %w", id, err)
@@ -260,8 +261,8 @@ func (m *Mode) open(ctx context.Context, in mode.Input, sink event.Sink) (*work,
 
 // create starts a new agent for the task.
 func (m *Mode) create(ctx context.Context, in mode.Input, userID, id string, sink event.Sink) (*work, *mode.Result, error) {
-	w := &work{agent: &store.Agent{
-		ID: id, UserID: userID, ChatID: in.ChatID, Mode: ID, Task: in.Question, State: store.AgentInited,
+	w := &work{agent: &sova.Agent{
+		ID: id, UserID: userID, ChatID: in.ChatID, Mode: ID, Task: in.Question, State: sova.AgentInited,
 	}}
 	w.mem = memory{Version: 1, Language: lang.Detect(in.Question).Code}
 	history := in.History
@@ -283,8 +284,8 @@ func (m *Mode) create(ctx context.Context, in mode.Input, userID, id string, sin
 		return nil, nil, fmt.Errorf("creating agent %s: %w", id, err)
 	}
 	status(sink, "agent", "Agent created", id)
-	w.agent.State = store.AgentResearching
-	if err := m.store.UpdateAgent(ctx, w.agent, store.AgentInited); err != nil {
+	w.agent.State = sova.AgentResearching
+	if err := m.store.UpdateAgent(ctx, w.agent, sova.AgentInited); err != nil {
 		return nil, nil, fmt.Errorf("starting agent %s: %w", id, err)
 	}
 	return w, nil, nil
@@ -336,7 +337,7 @@ func (m *Mode) loop(ctx context.Context, w *work, in mode.Input, sink event.Sink
 
 		switch {
 		case out.pause:
-			w.agent.State = store.AgentWaiting
+			w.agent.State = sova.AgentWaiting
 			m.save(ctx, w)
 			sink.Emit(textDelta(w.agent.Result))
 			return m.pauseResult(w, w.agent.Result), nil
@@ -344,14 +345,14 @@ func (m *Mode) loop(ctx context.Context, w *work, in mode.Input, sink event.Sink
 			m.save(ctx, w)
 			return m.finalResult(w, sink), nil
 		case step >= m.cfg.MaxSteps && w.mem.Report != nil:
-			m.complete(w, store.AgentCompleted, w.mem.Report.Text, w.mem.Report.Sources)
+			m.complete(w, sova.AgentCompleted, w.mem.Report.Text, w.mem.Report.Sources)
 			m.save(ctx, w)
 			return m.finalResult(w, sink), nil
 		}
 		m.save(ctx, w)
 	}
 	if w.mem.Report != nil {
-		m.complete(w, store.AgentCompleted, w.mem.Report.Text, w.mem.Report.Sources)
+		m.complete(w, sova.AgentCompleted, w.mem.Report.Text, w.mem.Report.Sources)
 		m.save(ctx, w)
 		return m.finalResult(w, sink), nil
 	}
@@ -398,7 +399,7 @@ func (m *Mode) decide(ctx context.Context, w *work, in mode.Input, step int, too
 }
 
 // complete records the agent's final answer.
-func (m *Mode) complete(w *work, state, text string, sources []event.Source) {
+func (m *Mode) complete(w *work, state, text string, sources []sova.Source) {
 	w.agent.State = state
 	w.agent.Result = text
 	w.agent.ResultSources = sources

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/lang"
@@ -132,7 +134,7 @@ func (e *env) run(t testing.TB, m *Mode, in mode.Input) (*mode.Result, *event.Re
 	return res, &rec, err
 }
 
-func (e *env) agent(t *testing.T, id string) *store.Agent {
+func (e *env) agent(t *testing.T, id string) *sova.Agent {
 	t.Helper()
 	a, err := e.st.GetAgent(context.Background(), "ann", id)
 	if err != nil {
@@ -235,7 +237,7 @@ func TestResearchClarificationContinuationReport(t *testing.T) {
 		t.Errorf("tool calls = %v", got)
 	}
 	a := e.agent(t, "agent-1")
-	if a.State != store.AgentWaiting || a.Iteration != 1 || a.ClarificationsUsed != 1 || a.Task != question || a.Result != res.Text {
+	if a.State != sova.AgentWaiting || a.Iteration != 1 || a.ClarificationsUsed != 1 || a.Task != question || a.Result != res.Text {
 		t.Fatalf("agent after the question: %+v", a)
 	}
 	var reasoning Reasoning
@@ -314,7 +316,7 @@ func TestResearchClarificationContinuationReport(t *testing.T) {
 	}
 
 	a = e.agent(t, "agent-1")
-	if a.State != store.AgentCompleted || a.Iteration != 6 || a.SearchesUsed != 1 || a.ClarificationsUsed != 1 ||
+	if a.State != sova.AgentCompleted || a.Iteration != 6 || a.SearchesUsed != 1 || a.ClarificationsUsed != 1 ||
 		a.Result != res.Text || len(a.ResultSources) != 2 || a.Error != "" {
 		t.Errorf("agent at the end: %+v", a)
 	}
@@ -378,7 +380,7 @@ func TestToolGatingAtLimits(t *testing.T) {
 	}
 	// A report at the last step completes the agent.
 	a := e.agent(t, "gated")
-	if a.State != store.AgentCompleted || a.Iteration != 4 || !strings.Contains(res.Text, "The dollar left gold in 1933 [1].") {
+	if a.State != sova.AgentCompleted || a.Iteration != 4 || !strings.Contains(res.Text, "The dollar left gold in 1933 [1].") {
 		t.Errorf("agent %s after %d steps, result %q", a.State, a.Iteration, res.Text)
 	}
 }
@@ -400,7 +402,7 @@ func TestToolsTable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &work{agent: &store.Agent{SearchesUsed: tt.searches, ClarificationsUsed: tt.clar}}
+			w := &work{agent: &sova.Agent{SearchesUsed: tt.searches, ClarificationsUsed: tt.clar}}
 			if tt.plan {
 				w.mem.Plan = &plan{Goal: "g"}
 			}
@@ -429,7 +431,7 @@ func TestRestartSurvival(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a := e.agent(t, "survivor"); a.State != store.AgentCompleted || a.Iteration != 6 || !strings.Contains(res.Text, "## Sources") {
+		if a := e.agent(t, "survivor"); a.State != sova.AgentCompleted || a.Iteration != 6 || !strings.Contains(res.Text, "## Sources") {
 			t.Errorf("agent %s at step %d: %q", a.State, a.Iteration, res.Text)
 		}
 	})
@@ -445,7 +447,7 @@ func TestRestartSurvival(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 		a := e.agent(t, "phoenix")
-		if a.State != store.AgentFailed || a.Iteration != 2 || a.SearchesUsed != 1 || !strings.Contains(a.Error, "crashed") {
+		if a.State != sova.AgentFailed || a.Iteration != 2 || a.SearchesUsed != 1 || !strings.Contains(a.Error, "crashed") {
 			t.Fatalf("agent after the failure: %+v", a)
 		}
 
@@ -467,7 +469,7 @@ func TestRestartSurvival(t *testing.T) {
 			t.Error("no resume status")
 		}
 		a = e.agent(t, "phoenix")
-		if a.State != store.AgentCompleted || a.Iteration != 5 || a.Error != "" || len(res.Sources) != 2 {
+		if a.State != sova.AgentCompleted || a.Iteration != 5 || a.Error != "" || len(res.Sources) != 2 {
 			t.Errorf("agent %+v, sources %+v", a, res.Sources)
 		}
 		// Executing the finished run again answers the same without asking the model.
@@ -543,7 +545,7 @@ func TestSearchFailureAndLanguage(t *testing.T) {
 	if res.Text != "Рузвельт говорил о забытом человеке [1] и ." || len(res.Sources) != 1 {
 		t.Errorf("answer %q, sources %+v", res.Text, res.Sources)
 	}
-	if a := e.agent(t, "ru"); a.SearchesUsed != 1 || a.State != store.AgentCompleted {
+	if a := e.agent(t, "ru"); a.SearchesUsed != 1 || a.State != sova.AgentCompleted {
 		t.Errorf("agent %+v", a)
 	}
 	if got := questionsText(lang.Russian, []string{"Какой регион?"}, nil); !strings.HasPrefix(got, "Чтобы исследование было точным") {
@@ -570,7 +572,7 @@ func TestLastStepRefusesOtherTools(t *testing.T) {
 		t.Errorf("re-ask: %q", last)
 	}
 	a := e.agent(t, "stubborn")
-	if a.State != store.AgentFailed || a.Iteration != 1 || !strings.Contains(a.Error, "step 2") {
+	if a.State != sova.AgentFailed || a.Iteration != 1 || !strings.Contains(a.Error, "step 2") {
 		t.Errorf("agent %+v", a)
 	}
 
@@ -594,7 +596,7 @@ func TestFinalAnswerFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := e.agent(t, "honest")
-	if a.State != store.AgentFailed || a.Result != res.Text || res.Text != "I cannot research private medical records." || a.Error == "" {
+	if a.State != sova.AgentFailed || a.Result != res.Text || res.Text != "I cannot research private medical records." || a.Error == "" {
 		t.Errorf("agent %+v, result %q", a, res.Text)
 	}
 	again, _, err := e.run(t, e.mode(t), mode.Input{RunID: "honest", UserID: "ann", Question: "Find my neighbour's medical records"})
@@ -627,7 +629,7 @@ func TestStoppedMidStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := mem.Conversation[len(mem.Conversation)-1]
-	if a.State != store.AgentFailed || !strings.HasPrefix(a.Error, "stopped: ") || a.Iteration != 1 || a.SearchesUsed != 1 ||
+	if a.State != sova.AgentFailed || !strings.HasPrefix(a.Error, "stopped: ") || a.Iteration != 1 || a.SearchesUsed != 1 ||
 		len(mem.Steps) != 1 || last.Role != "tool" || !strings.HasPrefix(last.Content, "Error: web search") {
 		t.Errorf("agent %+v, last message %+v", a, last)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/store"
 )
 
@@ -19,8 +21,8 @@ func TestSweeper(t *testing.T) {
 	t.Cleanup(func() { _ = st.Close() })
 	ctx := context.Background()
 	ids := map[string]string{}
-	for _, state := range []string{store.AgentResearching, store.AgentWaiting, store.AgentCompleted, store.AgentFailed} {
-		a := &store.Agent{UserID: "ann", Mode: ID, Task: "t", State: state}
+	for _, state := range []string{sova.AgentResearching, sova.AgentWaiting, sova.AgentCompleted, sova.AgentFailed} {
+		a := &sova.Agent{UserID: "ann", Mode: ID, Task: "t", State: state}
 		if err := st.CreateAgent(ctx, a); err != nil {
 			t.Fatal(err)
 		}
@@ -39,8 +41,8 @@ func TestSweeper(t *testing.T) {
 	if ev, fl, err := s.Sweep(ctx); err != nil || ev != 0 || fl != 1 {
 		t.Fatalf("stale sweep: %d evicted, %d failed, %v", ev, fl, err)
 	}
-	a, _ := st.GetAgent(ctx, "ann", ids[store.AgentResearching])
-	if a.State != store.AgentFailed || a.Error == "" {
+	a, _ := st.GetAgent(ctx, "ann", ids[sova.AgentResearching])
+	if a.State != sova.AgentFailed || a.Error == "" {
 		t.Errorf("stale agent: %s %q", a.State, a.Error)
 	}
 	// Past the TTL the three finished agents go (the one marked failed
@@ -50,7 +52,7 @@ func TestSweeper(t *testing.T) {
 		t.Fatalf("eviction: %d evicted, %v", ev, err)
 	}
 	left, _ := st.ListAgents(ctx, "ann", 0, 0)
-	if len(left) != 1 || left[0].ID != ids[store.AgentWaiting] {
+	if len(left) != 1 || left[0].ID != ids[sova.AgentWaiting] {
 		t.Errorf("left %+v", left)
 	}
 }

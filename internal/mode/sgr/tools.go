@@ -9,13 +9,14 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sova-ai/sova"
+
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sova-ai/sova/internal/cite"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/search"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // outcome is what running a tool produced.
@@ -157,7 +158,7 @@ func (m *Mode) webSearch(ctx context.Context, w *work, a *WebSearchArgs, step in
 		model.WriteString("(none; try other words)\n")
 	}
 	for i, r := range results {
-		src := w.addSource(event.Source{URL: r.URL, Title: r.Title, Snippet: clip(r.Snippet, 300), Kind: event.SourceWeb, Published: r.Published, Favicon: r.Favicon})
+		src := w.addSource(sova.Source{URL: r.URL, Title: r.Title, Snippet: clip(r.Snippet, 300), Kind: sova.SourceWeb, Published: r.Published, Favicon: r.Favicon})
 		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 		items = append(items, item{Title: r.Title, URL: r.URL, Snippet: clip(r.Snippet, 300)})
 		if i == 0 {
@@ -285,9 +286,9 @@ func (m *Mode) createReport(w *work, a *CreateReportArgs) outcome {
 
 func (m *Mode) finalAnswer(w *work, a *FinalAnswerArgs) outcome {
 	answer, cited := cite.Apply(strings.TrimSpace(a.Answer), w.read())
-	state := store.AgentCompleted
+	state := sova.AgentCompleted
 	if a.Status == "failed" {
-		state = store.AgentFailed
+		state = sova.AgentFailed
 		w.agent.Error = "the agent could not accomplish the task"
 	}
 	o := outcome{output: jsonOf(map[string]any{"status": cmpOr(a.Status, "completed"), "completed_steps": trimmed(a.CompletedSteps)}),
@@ -305,7 +306,7 @@ func (m *Mode) finalAnswer(w *work, a *FinalAnswerArgs) outcome {
 
 // addSource records a search result, once per normalised URL, and returns
 // it as kept (with its number when the page was read already).
-func (w *work) addSource(s event.Source) event.Source {
+func (w *work) addSource(s sova.Source) sova.Source {
 	key := search.NormalizeURL(s.URL)
 	for _, have := range w.agent.Sources {
 		if search.NormalizeURL(have.URL) == key {
@@ -318,7 +319,7 @@ func (w *work) addSource(s event.Source) event.Source {
 
 // markRead numbers a page that was read (once: a page read again keeps its
 // number) and returns its source.
-func (w *work) markRead(url string, p *fetch.Page) event.Source {
+func (w *work) markRead(url string, p *fetch.Page) sova.Source {
 	key := search.NormalizeURL(url)
 	next := len(w.read()) + 1
 	for i, have := range w.agent.Sources {
@@ -336,7 +337,7 @@ func (w *work) markRead(url string, p *fetch.Page) event.Source {
 		}
 		return w.agent.Sources[i]
 	}
-	s := event.Source{Number: next, URL: url, Title: p.Title, Kind: event.SourceWeb, Published: p.Published}
+	s := sova.Source{Number: next, URL: url, Title: p.Title, Kind: sova.SourceWeb, Published: p.Published}
 	w.agent.Sources = append(w.agent.Sources, s)
 	return s
 }

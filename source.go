@@ -1,0 +1,39 @@
+package sova
+
+// Source kinds.
+const (
+	SourceWeb      = "web"
+	SourceDocument = "document"
+)
+
+// Source is something an answer can cite. Number is the citation number
+// ([n]) once the source is cited; 0 while it is only a candidate.
+type Source struct {
+	Number    int    `json:"number,omitempty"`
+	URL       string `json:"url"`
+	Title     string `json:"title,omitempty"`
+	Snippet   string `json:"snippet,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	Published string `json:"published,omitempty"`
+	Favicon   string `json:"favicon,omitempty"`
+}
+
+// Usage is token usage.
+type Usage struct {
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+	TotalTokens  int `json:"totalTokens"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.InputTokens + o.InputTokens, u.OutputTokens + o.OutputTokens, u.TotalTokens + o.TotalTokens}
+}
+
+// WithTotal fills TotalTokens when a producer left it out.
+func (u Usage) WithTotal() Usage {
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.InputTokens + u.OutputTokens
+	}
+	return u
+}
