@@ -24,7 +24,12 @@ func newServe() *cobra.Command {
 
 There is no authentication yet, so the default address accepts connections
 from this machine only. To expose Sova on a network, put it behind a proxy
-that authenticates, and set SOVA_ADDR=0.0.0.0:8080.`,
+that authenticates, and set SOVA_ADDR=0.0.0.0:8080.
+
+Sova answers only to the host names it is configured for: localhost and
+loopback addresses, the host of SOVA_PUBLIC_URL, the names in
+SOVA_ALLOWED_HOSTS, and the listen address (any IP address when it listens
+on all interfaces). Other sites' pages cannot act on it through a browser.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig()
@@ -45,6 +50,7 @@ that authenticates, and set SOVA_ADDR=0.0.0.0:8080.`,
 					Service: a.Service, Store: a.Store, Logger: logger,
 					MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: versionString(),
 					Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes,
+					PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, Addr: cfg.Addr,
 				}),
 				ReadHeaderTimeout: 10 * time.Second,
 				ReadTimeout:       30 * time.Second,
@@ -87,3 +93,4 @@ that authenticates, and set SOVA_ADDR=0.0.0.0:8080.`,
 	cmd.Flags().StringVar(&addr, "addr", "", "listen address (overrides SOVA_ADDR)")
 	return cmd
 }
+
