@@ -63,10 +63,10 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 				_ = a.Close(context.Background())
 				return fmt.Errorf("listening on %s: %w", cfg.Addr, err)
 			}
-			if host, _, _ := net.SplitHostPort(cfg.Addr); host == "127.0.0.1" || host == "localhost" || host == "::1" {
-				logger.Info("listening on this machine only; set SOVA_ADDR=0.0.0.0:8080 to expose it (there is no authentication yet)", "addr", "http://"+ln.Addr().String())
+			if exposed, msg := listenScope(ln.Addr()); exposed {
+				logger.Warn(msg, "addr", "http://"+ln.Addr().String())
 			} else {
-				logger.Warn("listening on all interfaces without authentication", "addr", ln.Addr().String())
+				logger.Info(msg, "addr", "http://"+ln.Addr().String())
 			}
 			logger.Info("sova ready", "version", versionString(), "model", cfg.Model, "fast_model", cfg.FastModel,
 				"search", cfg.SearchProvider, "data_dir", cfg.DataDir)
@@ -94,3 +94,22 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 	return cmd
 }
 
+// listenScope says who can reach the address the server really listens on
+// (a host name in SOVA_ADDR has been resolved to one address by then), and
+// whether that goes beyond this machine.
+func listenScope(addr net.Addr) (exposed bool, msg string) {
+	var ip net.IP
+	if ta, ok := addr.(*net.TCPAddr); ok {
+		ip = ta.IP
+	} else if host, _, err := net.SplitHostPort(addr.String()); err == nil {
+		ip = net.ParseIP(host)
+	}
+	switch {
+	case ip != nil && ip.IsLoopback():
+		return false, "listening on this machine only; set SOVA_ADDR=0.0.0.0:8080 to expose it (there is no authentication yet)"
+	case ip == nil || ip.IsUnspecified():
+		return true, "listening on all interfaces without authentication"
+	default:
+		return true, "listening on " + ip.String() + " without authentication: anyone who can reach that address can use Sova"
+	}
+}
