@@ -24,7 +24,12 @@ func newServe() *cobra.Command {
 
 There is no authentication yet, so the default address accepts connections
 from this machine only. To expose Sova on a network, put it behind a proxy
-that authenticates, and set SOVA_ADDR=0.0.0.0:8080.`,
+that authenticates, and set SOVA_ADDR=0.0.0.0:8080.
+
+Sova answers only to the host names it is configured for: localhost and
+loopback addresses, the host of SOVA_PUBLIC_URL, the names in
+SOVA_ALLOWED_HOSTS, and the listen address (any IP address when it listens
+on all interfaces). Other sites' pages cannot act on it through a browser.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig()
@@ -45,6 +50,7 @@ that authenticates, and set SOVA_ADDR=0.0.0.0:8080.`,
 					Service: a.Service, Store: a.Store, Logger: logger,
 					MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: versionString(),
 					Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes,
+					PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, Addr: cfg.Addr,
 				}),
 				ReadHeaderTimeout: 10 * time.Second,
 				ReadTimeout:       30 * time.Second,
@@ -57,10 +63,10 @@ that authenticates, and set SOVA_ADDR=0.0.0.0:8080.`,
 				_ = a.Close(context.Background())
 				return fmt.Errorf("listening on %s: %w", cfg.Addr, err)
 			}
-			if host, _, _ := net.SplitHostPort(cfg.Addr); host == "127.0.0.1" || host == "localhost" || host == "::1" {
-				logger.Info("listening on this machine only; set SOVA_ADDR=0.0.0.0:8080 to expose it (there is no authentication yet)", "addr", "http://"+ln.Addr().String())
+			if exposed, msg := listenScope(ln.Addr()); exposed {
+				logger.Warn(msg, "addr", "http://"+ln.Addr().String())
 			} else {
-				logger.Warn("listening on all interfaces without authentication", "addr", ln.Addr().String())
+				logger.Info(msg, "addr", "http://"+ln.Addr().String())
 			}
 			logger.Info("sova ready", "version", versionString(), "model", cfg.Model, "fast_model", cfg.FastModel,
 				"search", cfg.SearchProvider, "data_dir", cfg.DataDir)
@@ -86,4 +92,24 @@ that authenticates, and set SOVA_ADDR=0.0.0.0:8080.`,
 	}
 	cmd.Flags().StringVar(&addr, "addr", "", "listen address (overrides SOVA_ADDR)")
 	return cmd
+}
+
+// listenScope says who can reach the address the server really listens on
+// (a host name in SOVA_ADDR has been resolved to one address by then), and
+// whether that goes beyond this machine.
+func listenScope(addr net.Addr) (exposed bool, msg string) {
+	var ip net.IP
+	if ta, ok := addr.(*net.TCPAddr); ok {
+		ip = ta.IP
+	} else if host, _, err := net.SplitHostPort(addr.String()); err == nil {
+		ip = net.ParseIP(host)
+	}
+	switch {
+	case ip != nil && ip.IsLoopback():
+		return false, "listening on this machine only; set SOVA_ADDR=0.0.0.0:8080 to expose it (there is no authentication yet)"
+	case ip == nil || ip.IsUnspecified():
+		return true, "listening on all interfaces without authentication"
+	default:
+		return true, "listening on " + ip.String() + " without authentication: anyone who can reach that address can use Sova"
+	}
 }

@@ -23,6 +23,12 @@ type Config struct {
 	RedisURL    string `env:"SOVA_REDIS_URL"`
 	LogLevel    string `env:"SOVA_LOG_LEVEL" envDefault:"info"`
 
+	// Who may reach the server (access.go validates them): the address
+	// people use when it is not the listen address (behind a proxy), and
+	// more Host names to serve besides the loopback ones.
+	PublicURL    string   `env:"SOVA_PUBLIC_URL"`
+	AllowedHosts []string `env:"SOVA_ALLOWED_HOSTS" envSeparator:","`
+
 	// Model endpoint.
 	LLMBaseURL           string        `env:"SOVA_LLM_BASE_URL"`
 	LLMAPIKey            string        `env:"SOVA_LLM_API_KEY"`
@@ -166,6 +172,7 @@ func FromEnv(vars map[string]string) (*Config, error) {
 	cfg.BlockedKeywords = trimAll(cfg.BlockedKeywords)
 	cfg.FetchAllowHosts = trimAll(cfg.FetchAllowHosts)
 	cfg.normalizeRetrieval()
+	cfg.normalizeAccess()
 	return &cfg, cfg.validate()
 }
 
@@ -217,6 +224,7 @@ func (c *Config) validate() error {
 	}
 	errs = append(errs, c.validateRetrieval()...)
 	errs = append(errs, c.validateSpaces()...)
+	errs = append(errs, c.validateAccess()...)
 	if c.LLMMaxRetries < 0 || c.StructuredRetries < 0 {
 		errs = append(errs, errors.New("SOVA_LLM_MAX_RETRIES and SOVA_MAX_STRUCTURED_OUTPUT_RETRIES must not be negative"))
 	}

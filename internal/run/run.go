@@ -34,7 +34,28 @@ var (
 	ErrTooLong        = errors.New("question too long")
 	ErrNotRestartable = errors.New("only an interrupted, failed or cancelled run can be restarted")
 	ErrNotRunning     = errors.New("the run is not running")
+	ErrInvalidChatID  = errors.New("invalid chat id")
 )
+
+// MaxChatIDLen is the longest chat id a client may choose.
+const MaxChatIDLen = 128
+
+// ValidChatID reports whether a client may name a chat id: 1 to
+// MaxChatIDLen characters from A–Z, a–z, 0–9, '_' and '-'. That covers the
+// ids Sova generates (UUIDs) and those clients do (the AI SDK's 16
+// alphanumerics, UUIDs), and keeps ids safe in paths, headers and markup.
+func ValidChatID(id string) bool {
+	if len(id) == 0 || len(id) > MaxChatIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Causes of a run's context ending, which decide the state it ends in.
 var (
@@ -186,6 +207,14 @@ func (p *Prepared) StartSeq() int64 { return p.startSeq }
 func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 	if req.UserID == "" {
 		req.UserID = sova.LocalUserID
+	}
+	if req.ChatID != "" && !ValidChatID(req.ChatID) {
+		why := "it has other characters"
+		if len(req.ChatID) > MaxChatIDLen {
+			why = fmt.Sprintf("it is %d bytes long", len(req.ChatID))
+		}
+		return nil, fmt.Errorf("%w: a chat id is 1 to %d characters from A-Z, a-z, 0-9, \"_\" and \"-\", and %s; omit it to have one generated",
+			ErrInvalidChatID, MaxChatIDLen, why)
 	}
 	m, ok := s.opt.Modes.Get(req.Mode)
 	var waiting *sova.Run

@@ -72,6 +72,10 @@ func TestPrepareRejectsBadInput(t *testing.T) {
 		{"blank", Request{Mode: "scripted", Messages: user(" \n"), Persist: true}, ErrEmptyQuestion},
 		{"last is assistant", Request{Mode: "scripted", Messages: []llm.Message{{Role: "assistant", Content: "x"}}, Persist: true}, ErrEmptyQuestion},
 		{"too long", Request{Mode: "scripted", Messages: user(strings.Repeat("я", 51)), Persist: true}, ErrTooLong},
+		{"chat id too long", Request{ChatID: strings.Repeat("a", 129), Mode: "scripted", Messages: user("hi"), Persist: true}, ErrInvalidChatID},
+		{"chat id a path", Request{ChatID: "../../etc/passwd", Mode: "scripted", Messages: user("hi"), Persist: true}, ErrInvalidChatID},
+		{"chat id markup", Request{ChatID: "<b>x</b>", Mode: "scripted", Messages: user("hi"), Persist: true}, ErrInvalidChatID},
+		{"chat id not stored", Request{ChatID: "a b", Mode: "scripted", Messages: user("hi")}, ErrInvalidChatID},
 	}
 	for _, tt := range tests {
 		if _, err := svc.Prepare(context.Background(), tt.req); !errors.Is(err, tt.want) {
@@ -80,6 +84,27 @@ func TestPrepareRejectsBadInput(t *testing.T) {
 	}
 	if chats, _ := st.ListChats(context.Background(), sova.LocalUserID, 10, 0); len(chats) != 0 {
 		t.Errorf("rejected requests stored %d chats", len(chats))
+	}
+}
+
+func TestValidChatID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"":                                     false,
+		"aB3dE5gH7jK9mN1p":                     true, // the AI SDK's generateId
+		"0f8fad5b-d9cb-469f-a165-70867728950e": true, // a UUID, as Sova makes them
+		"chat_1":                               true,
+		strings.Repeat("x", MaxChatIDLen):      true,
+		strings.Repeat("x", MaxChatIDLen+1):    false,
+		"a/b":                                  false,
+		"a.b":                                  false,
+		"a b":                                  false,
+		"a\nb":                                 false,
+		"é":                                    false,
+		"<x>":                                  false,
+	} {
+		if got := ValidChatID(id); got != want {
+			t.Errorf("ValidChatID(%.20q) = %v, want %v", id, got, want)
+		}
 	}
 }
 

@@ -28,12 +28,19 @@ type Options struct {
 	Spaces         *spaces.Service
 	MaxUploadBytes int64 // SOVA_SPACES_MAX_UPLOAD_BYTES: one upload request
 	MaxFileBytes   int64 // SOVA_SPACES_MAX_FILE_BYTES: one uploaded file
+	// Who may reach the server (guard.go): SOVA_PUBLIC_URL,
+	// SOVA_ALLOWED_HOSTS and the listen address. Loopback names are always
+	// served.
+	PublicURL    string
+	AllowedHosts []string
+	Addr         string
 }
 
 // Server serves the API.
 type Server struct {
-	opt Options
-	mux *http.ServeMux
+	opt     Options
+	mux     *http.ServeMux
+	handler http.Handler // mux behind the guard (guard.go)
 }
 
 // New returns a Server.
@@ -46,6 +53,7 @@ func New(opt Options) *Server {
 	}
 	s := &Server{opt: opt, mux: http.NewServeMux()}
 	s.routes()
+	s.handler = newGuard(opt, s.mux)
 	return s
 }
 
@@ -91,7 +99,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.opt.Logger.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rw.status, "duration", time.Since(start))
 	}()
-	s.mux.ServeHTTP(rw, r)
+	s.handler.ServeHTTP(rw, r)
 }
 
 // statusWriter remembers the status for the log and whether anything was
@@ -142,6 +150,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // decode reads a JSON body under the size limit, answering the error
 // itself when it fails.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if !requireJSON(w, r) {
+		return false
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
 	dec := json.NewDecoder(r.Body)
 	if err := dec.Decode(v); err != nil {
@@ -167,6 +178,8 @@ func (s *Server) runError(w http.ResponseWriter, err error, unknownCode string) 
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "empty_messages", err.Error())
 	case errors.Is(err, run.ErrTooLong):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "question_too_long", err.Error())
+	case errors.Is(err, run.ErrInvalidChatID):
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_chat_id", err.Error())
 	default:
 		s.opt.Logger.Error("preparing run failed", "err", err)
 		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not start the run: "+err.Error())

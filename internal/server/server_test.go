@@ -251,6 +251,7 @@ func TestClientGoneRunGoesOnAndStreamResumes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.srv.URL+"/api/search",
 		strings.NewReader(`{"id":"gone","group":"search","messages":[{"role":"user","content":"economy in the 1930s"}]}`))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
