@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
+	"github.com/sova-ai/sova"
 
-	"github.com/sova-ai/sova/internal/store"
+	"github.com/chromedp/chromedp"
 )
 
 // attackScript runs in the attacker's page with SOVA set to the server's
@@ -78,7 +78,7 @@ func TestBrowserOtherOriginCannotActOnSova(t *testing.T) {
 	browser := newBrowser(t)
 	e := newSpacesEnv(t, nil)
 	ctx := context.Background()
-	if err := e.app.Store.CreateChat(ctx, &store.Chat{ID: "keep", UserID: store.LocalUserID, Mode: "chat"}); err != nil {
+	if err := e.app.Store.CreateChat(ctx, &sova.Chat{ID: "keep", UserID: sova.LocalUserID, Mode: "chat"}); err != nil {
 		t.Fatal(err)
 	}
 	var sp struct{ ID string }
@@ -108,10 +108,10 @@ func TestBrowserOtherOriginCannotActOnSova(t *testing.T) {
 		cancel()
 	}
 	nothingStarted(t, e, "keep")
-	if _, err := e.app.Store.GetChat(ctx, store.LocalUserID, "keep"); err != nil {
+	if _, err := e.app.Store.GetChat(ctx, sova.LocalUserID, "keep"); err != nil {
 		t.Errorf("the chat was deleted: %v", err)
 	}
-	spaces, _ := e.app.Store.ListSpaces(ctx, store.LocalUserID)
+	spaces, _ := e.app.Store.ListSpaces(ctx, sova.LocalUserID)
 	if len(spaces) != 1 || spaces[0].Name != "notes" || spaces[0].DocumentCount != 0 {
 		t.Errorf("spaces after the attack: %+v", spaces)
 	}

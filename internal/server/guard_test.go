@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sova-ai/sova/internal/store"
+	"github.com/sova-ai/sova"
 )
 
 // send makes one request to the test server and decodes a JSON error
@@ -58,12 +58,12 @@ func nothingStarted(t *testing.T, e *env, made ...string) {
 	if n := e.model.Count(); n != 0 {
 		t.Errorf("the model got %d requests; no run should have started", n)
 	}
-	for _, state := range []string{store.RunRunning, store.RunWaiting, store.RunCompleted, store.RunFailed, store.RunCancelled, store.RunInterrupted} {
+	for _, state := range []string{sova.RunRunning, sova.RunWaiting, sova.RunCompleted, sova.RunFailed, sova.RunCancelled, sova.RunInterrupted} {
 		if runs, _ := e.app.Store.RunsInState(ctx, state); len(runs) > 0 {
 			t.Errorf("%d %s runs exist, e.g. %+v", len(runs), state, runs[0])
 		}
 	}
-	chats, _ := e.app.Store.ListChats(ctx, store.LocalUserID, 10, 0)
+	chats, _ := e.app.Store.ListChats(ctx, sova.LocalUserID, 10, 0)
 	for _, c := range chats {
 		if !slices.Contains(made, c.ID) || c.MessageCount != 0 {
 			t.Errorf("a chat was stored or written to: %+v", c)
@@ -78,7 +78,7 @@ const question = `{"id":"xsite","group":"chat","messages":[{"role":"user","conte
 // nothing, whatever it sends.
 func TestForeignHostRefused(t *testing.T) {
 	e := newEnv(t, nil)
-	if err := e.app.Store.CreateChat(context.Background(), &store.Chat{ID: "private", UserID: store.LocalUserID, Mode: "chat"}); err != nil {
+	if err := e.app.Store.CreateChat(context.Background(), &sova.Chat{ID: "private", UserID: sova.LocalUserID, Mode: "chat"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -107,7 +107,7 @@ func TestForeignHostRefused(t *testing.T) {
 			}
 		}
 	}
-	if _, err := e.app.Store.GetChat(context.Background(), store.LocalUserID, "private"); err != nil {
+	if _, err := e.app.Store.GetChat(context.Background(), sova.LocalUserID, "private"); err != nil {
 		t.Errorf("the chat is gone: %v", err)
 	}
 	if n := e.model.Count(); n != 0 {
@@ -132,7 +132,7 @@ func port(e *env) string {
 // is not the Host) may read but not act.
 func TestCrossOriginUnsafeRequestsRefused(t *testing.T) {
 	e := newEnv(t, nil)
-	if err := e.app.Store.CreateChat(context.Background(), &store.Chat{ID: "keep", UserID: store.LocalUserID, Mode: "chat"}); err != nil {
+	if err := e.app.Store.CreateChat(context.Background(), &sova.Chat{ID: "keep", UserID: sova.LocalUserID, Mode: "chat"}); err != nil {
 		t.Fatal(err)
 	}
 	with := func(extra map[string]string) map[string]string {
@@ -162,7 +162,7 @@ func TestCrossOriginUnsafeRequestsRefused(t *testing.T) {
 		}
 	}
 	nothingStarted(t, e, "keep")
-	if _, err := e.app.Store.GetChat(context.Background(), store.LocalUserID, "keep"); err != nil {
+	if _, err := e.app.Store.GetChat(context.Background(), sova.LocalUserID, "keep"); err != nil {
 		t.Errorf("the chat was deleted: %v", err)
 	}
 
@@ -205,7 +205,7 @@ func TestJSONBodiesNeedJSONContentType(t *testing.T) {
 		}
 	}
 	nothingStarted(t, e)
-	if spaces, _ := e.app.Store.ListSpaces(context.Background(), store.LocalUserID); len(spaces) != 0 {
+	if spaces, _ := e.app.Store.ListSpaces(context.Background(), sova.LocalUserID); len(spaces) != 0 {
 		t.Errorf("spaces were created: %+v", spaces)
 	}
 	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON;charset=UTF-8"} {
