@@ -79,7 +79,7 @@ The question and answer are kept as a chat (see "sova chats") unless
 				webSearch = &web
 			}
 			prep, err := a.Service.Prepare(ctx, run.Request{
-				UserID: sova.LocalUserID, ChatID: chatID, Mode: modeID, Timezone: tz,
+				ChatID: chatID, Mode: modeID, Timezone: tz,
 				Messages: []llm.Message{{Role: llm.RoleUser, Content: strings.Join(args, " ")}},
 				Persist:  !noSave,
 				Spaces:   spaceIDs, WebSearch: webSearch,

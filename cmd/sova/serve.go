@@ -42,7 +42,7 @@ that authenticates, and set SOVA_ADDR=0.0.0.0:8080.`,
 			}
 			srv := &http.Server{
 				Handler: server.New(server.Options{
-					Service: a.Service, Store: a.Store, Logger: logger,
+					Service: a.Service, Store: a.Store, Auth: a.Auth, Logger: logger,
 					MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: versionString(),
 					Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes,
 				}),

@@ -71,7 +71,7 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
 		}
 		offset = n
 	}
-	agents, err := s.opt.Store.ListAgents(r.Context(), sova.LocalUserID, limit, offset)
+	agents, err := s.opt.Store.ListAgents(r.Context(), userID(r), limit, offset)
 	if err != nil {
 		s.opt.Logger.Error("listing agents failed", "err", err)
 		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not list the agents")
@@ -86,7 +86,7 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getAgentState(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	a, err := s.opt.Store.GetAgent(r.Context(), sova.LocalUserID, id)
+	a, err := s.opt.Store.GetAgent(r.Context(), userID(r), id)
 	if errors.Is(err, sova.ErrNotFound) {
 		writeError(w, http.StatusNotFound, "not_found_error", "agent_not_found", "no agent "+strconv.Quote(id)+" (finished agents are removed after SOVA_SGR_AGENT_TTL)")
 		return
@@ -123,7 +123,7 @@ func (s *Server) isAgentRun(r *http.Request, model, runID string) bool {
 		am, ok := m.(mode.AgentMode)
 		return ok && am.KeepsAgents()
 	}
-	_, err := s.opt.Store.GetAgent(r.Context(), sova.LocalUserID, runID)
+	_, err := s.opt.Store.GetAgent(r.Context(), userID(r), runID)
 	return err == nil
 }
 
@@ -131,7 +131,7 @@ func (s *Server) isAgentRun(r *http.Request, model, runID string) bool {
 // for an answer: an agent that cannot be continued now says why, anything
 // else lists what is valid.
 func (s *Server) unknownModel(w http.ResponseWriter, r *http.Request, model string) {
-	if a, err := s.opt.Store.GetAgent(r.Context(), sova.LocalUserID, model); err == nil {
+	if a, err := s.opt.Store.GetAgent(r.Context(), userID(r), model); err == nil {
 		writeError(w, http.StatusConflict, "invalid_request_error", "agent_not_waiting",
 			fmt.Sprintf("agent %s is %s: only an agent waiting for clarification can be continued; use %q as the model to start a new one",
 				a.ID, a.State, a.Mode))

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sova-ai/sova"
-
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/run"
 )
@@ -50,7 +48,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prep, err := s.opt.Service.Prepare(r.Context(), run.Request{
-		UserID: sova.LocalUserID, Mode: req.Model, Messages: toLLM(req.Messages),
+		Mode: req.Model, Messages: toLLM(req.Messages),
 	})
 	if errors.Is(err, run.ErrUnknownMode) {
 		s.unknownModel(w, r, req.Model)
@@ -69,8 +67,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	// DESIGN §3: the run's id travels in "model", so a client can refer to
 	// the run later.
 	if !req.Stream {
-		var rec event.Recorder
-		out := s.opt.Service.Execute(r.Context(), prep, &rec)
+		out := s.opt.Service.Execute(r.Context(), prep, event.Discard)
 		if out.Err != nil {
 			writeError(w, http.StatusBadGateway, "server_error", "run_failed", out.Err.Error())
 			return
@@ -91,7 +88,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	// Detached like every streamed run: a client that goes away can pick
 	// it up again from GET /api/runs/{id}/stream.
 	s.opt.Service.Start(prep)
-	_ = s.opt.Service.Follow(r.Context(), sova.LocalUserID, prep.RunID, prep.StartSeq(), func(e event.Event) error {
+	_ = s.opt.Service.Follow(r.Context(), userID(r), prep.RunID, prep.StartSeq(), func(e event.Event) error {
 		if err := stream.Emit(e); err != nil && !errors.Is(err, event.ErrInvalidEvent) {
 			return err
 		}

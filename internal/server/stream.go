@@ -58,7 +58,7 @@ func (s *Server) streamUI(w http.ResponseWriter, r *http.Request, runID string, 
 	stream := event.NewUIStream(sw, flush)
 	stop := s.keepAlive(stream.KeepAlive)
 	defer stop()
-	err := s.opt.Service.Follow(r.Context(), sova.LocalUserID, runID, from, func(e event.Event) error {
+	err := s.opt.Service.Follow(r.Context(), userID(r), runID, from, func(e event.Event) error {
 		if !live && e.Seq > seen {
 			sw.set(w)
 			live = true
@@ -122,7 +122,7 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_last_event_id", "Last-Event-ID must be a non-negative number")
 		return
 	}
-	run, err := s.opt.Store.LatestRun(r.Context(), sova.LocalUserID, r.PathValue("id"))
+	run, err := s.opt.Store.LatestRun(r.Context(), userID(r), r.PathValue("id"))
 	if errors.Is(err, sova.ErrNotFound) {
 		w.WriteHeader(http.StatusNoContent)
 		return

@@ -582,8 +582,8 @@ func newEnvArticles(t *testing.T, arts []sovatest.Article) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.app = a
-	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test"}))
+	e.app, e.user = a, userOf(t, a)
+	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test"}))
 	t.Cleanup(func() {
 		e.srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
