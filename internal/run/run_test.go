@@ -12,6 +12,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/store"
@@ -101,7 +102,7 @@ func TestExecuteStoresAnswerAndTitle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec event.Recorder
+	var rec eventtest.Recorder
 	o := svc.Execute(ctx, p, &rec)
 	if o.Err != nil {
 		t.Fatal(o.Err)
@@ -143,7 +144,7 @@ func TestFailedRunKeepsStoreConsistent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var rec event.Recorder
+			var rec eventtest.Recorder
 			o := svc.Execute(ctx, p, &rec)
 			if o.Err == nil || !strings.Contains(o.Err.Error(), tt.wantErr) {
 				t.Fatalf("err = %v, want %q", o.Err, tt.wantErr)
@@ -195,7 +196,7 @@ func TestPauseAndResume(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rec event.Recorder
+		var rec eventtest.Recorder
 		return p, svc.Execute(ctx, p, &rec)
 	}
 	p1, o1 := ask("Economy of the USA")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/run"
+	"github.com/sova-ai/sova/internal/wire"
 )
 
 // completionRequest is the part of OpenAI's chat-completions body Sova
@@ -72,7 +73,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadGateway, "server_error", "run_failed", out.Err.Error())
 			return
 		}
-		writeJSON(w, http.StatusOK, event.Completion(id, prep.RunID, created, out.Result.Text, out.Result.FinishReason, out.Usage))
+		writeJSON(w, http.StatusOK, wire.Completion(id, prep.RunID, created, out.Result.Text, out.Result.FinishReason, out.Usage))
 		return
 	}
 	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
@@ -84,12 +85,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Run-ID", prep.RunID)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	stream := event.NewChunkStream(w, func() { _ = rc.Flush() }, id, prep.RunID, created, includeUsage)
+	stream := wire.NewChunkStream(w, func() { _ = rc.Flush() }, id, prep.RunID, created, includeUsage)
 	// Detached like every streamed run: a client that goes away can pick
 	// it up again from GET /api/runs/{id}/stream.
 	s.opt.Service.Start(prep)
 	_ = s.opt.Service.Follow(r.Context(), userID(r), prep.RunID, prep.StartSeq(), func(e event.Event) error {
-		if err := stream.Emit(e); err != nil && !errors.Is(err, event.ErrInvalidEvent) {
+		if err := stream.Emit(e); err != nil && !errors.Is(err, wire.ErrInvalidEvent) {
 			return err
 		}
 		return nil
