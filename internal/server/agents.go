@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -125,6 +126,24 @@ func (s *Server) isAgentRun(r *http.Request, model, runID string) bool {
 	}
 	_, err := s.opt.Store.GetAgent(r.Context(), userID(r), runID)
 	return err == nil
+}
+
+// closeWaitingAgent fails the agent of a run that was cancelled while it
+// waited for clarification, so that the agent, like its run, no longer
+// waits (and the sweeper can evict it). An agent that an answer already
+// took up again is left to its run.
+//
+// It belongs with the run service's Cancel, through a hook of the mode
+// that paused; until modes have one, the endpoint that cancels does it.
+func (s *Server) closeWaitingAgent(ctx context.Context, userID, runID string) {
+	a, err := s.opt.Store.GetAgent(ctx, userID, runID)
+	if err != nil || a.State != sova.AgentWaiting {
+		return
+	}
+	a.State, a.Error = sova.AgentFailed, "cancelled while waiting for clarification"
+	if err := s.opt.Store.UpdateAgent(ctx, a, sova.AgentWaiting); err != nil && !errors.Is(err, sova.ErrConflict) {
+		s.opt.Logger.Error("closing the agent of a cancelled run failed", "agent", runID, "err", err)
+	}
 }
 
 // unknownModel answers a model that is neither a mode nor a run waiting

@@ -88,10 +88,14 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if err := s.opt.Service.Cancel(r.Context(), userID(r), id); err != nil {
+	ctx, user, id := r.Context(), userID(r), r.PathValue("id")
+	before, _ := s.opt.Store.GetRun(ctx, user, id)
+	if err := s.opt.Service.Cancel(ctx, user, id); err != nil {
 		s.runStoreError(w, err)
 		return
+	}
+	if before != nil && before.State == sova.RunWaiting {
+		s.closeWaitingAgent(ctx, user, id) // agents.go
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"runId": id, "status": "cancelling"})
 }
