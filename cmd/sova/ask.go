@@ -22,6 +22,7 @@ import (
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/report"
 	"github.com/sova-ai/sova/internal/run"
+	"github.com/sova-ai/sova/internal/wire"
 )
 
 func newAsk() *cobra.Command {
@@ -79,7 +80,7 @@ The question and answer are kept as a chat (see "sova chats") unless
 				webSearch = &web
 			}
 			prep, err := a.Service.Prepare(ctx, run.Request{
-				UserID: sova.LocalUserID, ChatID: chatID, Mode: modeID, Timezone: tz,
+				ChatID: chatID, Mode: modeID, Timezone: tz,
 				Messages: []llm.Message{{Role: llm.RoleUser, Content: strings.Join(args, " ")}},
 				Persist:  !noSave,
 				Spaces:   spaceIDs, WebSearch: webSearch,
@@ -109,14 +110,14 @@ func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stde
 	var sink event.Sink
 	var mu sync.Mutex
 	if asJSON {
-		enc := event.NewNDJSON(out, func() { _ = out.Flush() })
+		enc := wire.NewNDJSON(out, func() { _ = out.Flush() })
 		sink = event.SinkFunc(func(e event.Event) { _ = enc.Emit(e) })
 	} else {
 		color := false
 		if f, ok := stderr.(*os.File); ok {
 			color = isTerminal(f) && os.Getenv("NO_COLOR") == ""
 		}
-		term := event.NewTerminal(stderr, color)
+		term := wire.NewTerminal(stderr, color)
 		sink = event.SinkFunc(func(e event.Event) {
 			_ = term.Emit(e)
 			if e.Type == event.TypeTextDelta {

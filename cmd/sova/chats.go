@@ -7,8 +7,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/sova-ai/sova"
-
 	"github.com/spf13/cobra"
 
 	"github.com/sova-ai/sova/internal/store"
@@ -27,7 +25,7 @@ func newChats() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				chats, err := st.ListChats(cmd.Context(), sova.LocalUserID, limit, 0)
+				chats, err := st.ListChats(cmd.Context(), userID(cmd.Context()), limit, 0)
 				if err != nil {
 					return err
 				}
@@ -57,11 +55,11 @@ func newChats() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				chat, err := st.GetChat(cmd.Context(), sova.LocalUserID, args[0])
+				chat, err := st.GetChat(cmd.Context(), userID(cmd.Context()), args[0])
 				if err != nil {
 					return fmt.Errorf("chat %s: %w", args[0], err)
 				}
-				msgs, err := st.ListMessages(cmd.Context(), sova.LocalUserID, chat.ID)
+				msgs, err := st.ListMessages(cmd.Context(), userID(cmd.Context()), chat.ID)
 				if err != nil {
 					return err
 				}
@@ -99,7 +97,7 @@ func newChats() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				if err := st.DeleteChat(cmd.Context(), sova.LocalUserID, args[0]); err != nil {
+				if err := st.DeleteChat(cmd.Context(), userID(cmd.Context()), args[0]); err != nil {
 					return fmt.Errorf("chat %s: %w", args[0], err)
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), "deleted", args[0])

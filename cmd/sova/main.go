@@ -10,10 +10,15 @@ import (
 	"syscall"
 
 	_ "time/tzdata" // time zones for "current date" in the person's zone, on any host
+
+	"github.com/sova-ai/sova"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The CLI acts for the local user; every command reads it from its
+	// context (userID), as the server's handlers read the request's user.
+	ctx := sova.WithUser(context.Background(), sova.User{ID: sova.LocalUserID})
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	err := newRoot().ExecuteContext(ctx)
 	stop()
 	if err != nil {
@@ -23,4 +28,11 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+// userID is the id of the user a command acts for, which main put in its
+// context.
+func userID(ctx context.Context) string {
+	u, _ := sova.UserFrom(ctx)
+	return u.ID
 }

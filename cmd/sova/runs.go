@@ -25,7 +25,7 @@ func newRuns() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				r, err := st.GetRun(cmd.Context(), sova.LocalUserID, args[0])
+				r, err := st.GetRun(cmd.Context(), userID(cmd.Context()), args[0])
 				if err != nil {
 					return fmt.Errorf("run %s: %w", args[0], err)
 				}
@@ -54,7 +54,7 @@ are written under DIR/run-ID/.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				r, err := st.GetRun(cmd.Context(), sova.LocalUserID, args[0])
+				r, err := st.GetRun(cmd.Context(), userID(cmd.Context()), args[0])
 				if err != nil {
 					return fmt.Errorf("run %s: %w", args[0], err)
 				}
@@ -99,7 +99,7 @@ are written under DIR/run-ID/.`,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				r, err := st.GetRun(cmd.Context(), sova.LocalUserID, args[0])
+				r, err := st.GetRun(cmd.Context(), userID(cmd.Context()), args[0])
 				if err != nil {
 					return fmt.Errorf("run %s: %w", args[0], err)
 				}

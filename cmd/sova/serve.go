@@ -47,7 +47,7 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 			}
 			srv := &http.Server{
 				Handler: server.New(server.Options{
-					Service: a.Service, Store: a.Store, Logger: logger,
+					Service: a.Service, Store: a.Store, Auth: a.Auth, Logger: logger,
 					MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: versionString(),
 					Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes,
 					PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, Addr: cfg.Addr,

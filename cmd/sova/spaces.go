@@ -83,7 +83,7 @@ func spacesCreate() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSpaces(cmd.Context(), func(svc *spaces.Service) error {
-				sp, err := svc.CreateSpace(cmd.Context(), sova.LocalUserID, args[0], desc)
+				sp, err := svc.CreateSpace(cmd.Context(), userID(cmd.Context()), args[0], desc)
 				if errors.Is(err, sova.ErrConflict) {
 					return fmt.Errorf("a space named %q exists already", args[0])
 				}
@@ -121,9 +121,9 @@ listed and skipped; the others are written in atomic batches.`,
 			}
 			return withSpaces(cmd.Context(), func(svc *spaces.Service) error {
 				ctx := cmd.Context()
-				sp, err := svc.Space(ctx, sova.LocalUserID, args[0])
+				sp, err := svc.Space(ctx, userID(ctx), args[0])
 				if errors.Is(err, sova.ErrNotFound) && create {
-					sp, err = svc.CreateSpace(ctx, sova.LocalUserID, args[0], "")
+					sp, err = svc.CreateSpace(ctx, userID(ctx), args[0], "")
 				}
 				if errors.Is(err, sova.ErrNotFound) {
 					return fmt.Errorf("no space %q: create it with `sova spaces create %s` or pass --create", args[0], args[0])
@@ -133,7 +133,7 @@ listed and skipped; the others are written in atomic batches.`,
 				}
 				bar := newBar(stderr, len(files))
 				start := time.Now()
-				results, addErr := svc.Add(ctx, sova.LocalUserID, sp.ID, files, spaces.AddOptions{
+				results, addErr := svc.Add(ctx, userID(ctx), sp.ID, files, spaces.AddOptions{
 					OnRead: func(string) { _ = bar.Add(1) },
 				})
 				_ = bar.Finish()
@@ -250,7 +250,7 @@ func spacesList() *cobra.Command {
 			return withSpaces(cmd.Context(), func(svc *spaces.Service) error {
 				ctx, w := cmd.Context(), cmd.OutOrStdout()
 				if len(args) == 0 {
-					list, err := svc.Spaces(ctx, sova.LocalUserID)
+					list, err := svc.Spaces(ctx, userID(ctx))
 					if err != nil {
 						return err
 					}
@@ -265,11 +265,11 @@ func spacesList() *cobra.Command {
 					}
 					return tw.Flush()
 				}
-				sp, err := svc.Space(ctx, sova.LocalUserID, args[0])
+				sp, err := svc.Space(ctx, userID(ctx), args[0])
 				if err != nil {
 					return err
 				}
-				docs, err := svc.Documents(ctx, sova.LocalUserID, sp.ID)
+				docs, err := svc.Documents(ctx, userID(ctx), sp.ID)
 				if err != nil {
 					return err
 				}
@@ -299,14 +299,14 @@ func spacesRename() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSpaces(cmd.Context(), func(svc *spaces.Service) error {
 				ctx := cmd.Context()
-				sp, err := svc.Space(ctx, sova.LocalUserID, args[0])
+				sp, err := svc.Space(ctx, userID(ctx), args[0])
 				if err != nil {
 					return err
 				}
 				if !cmd.Flags().Changed("description") {
 					desc = sp.Description
 				}
-				if err := svc.UpdateSpace(ctx, sova.LocalUserID, sp.ID, args[1], desc); err != nil {
+				if err := svc.UpdateSpace(ctx, userID(ctx), sp.ID, args[1], desc); err != nil {
 					if errors.Is(err, sova.ErrConflict) {
 						return fmt.Errorf("a space named %q exists already", args[1])
 					}
@@ -329,18 +329,18 @@ func spacesRemove() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSpaces(cmd.Context(), func(svc *spaces.Service) error {
 				ctx, w := cmd.Context(), cmd.OutOrStdout()
-				sp, err := svc.Space(ctx, sova.LocalUserID, args[0])
+				sp, err := svc.Space(ctx, userID(ctx), args[0])
 				if err != nil {
 					return err
 				}
 				if len(args) == 1 {
-					if err := svc.DeleteSpace(ctx, sova.LocalUserID, sp.ID); err != nil {
+					if err := svc.DeleteSpace(ctx, userID(ctx), sp.ID); err != nil {
 						return err
 					}
 					fmt.Fprintf(w, "deleted space %q with its %d documents\n", sp.Name, sp.DocumentCount)
 					return nil
 				}
-				docs, err := svc.Documents(ctx, sova.LocalUserID, sp.ID)
+				docs, err := svc.Documents(ctx, userID(ctx), sp.ID)
 				if err != nil {
 					return err
 				}
@@ -357,7 +357,7 @@ func spacesRemove() *cobra.Command {
 					}
 					ids = append(ids, found)
 				}
-				if err := svc.DeleteDocuments(ctx, sova.LocalUserID, sp.ID, ids); err != nil {
+				if err := svc.DeleteDocuments(ctx, userID(ctx), sp.ID, ids); err != nil {
 					return err
 				}
 				fmt.Fprintf(w, "deleted %d documents from %q\n", len(ids), sp.Name)
@@ -381,13 +381,13 @@ func spacesSearch() *cobra.Command {
 				ctx, w := cmd.Context(), cmd.OutOrStdout()
 				var ids []string
 				for _, ref := range strings.Split(args[0], ",") {
-					sp, err := svc.Space(ctx, sova.LocalUserID, strings.TrimSpace(ref))
+					sp, err := svc.Space(ctx, userID(ctx), strings.TrimSpace(ref))
 					if err != nil {
 						return err
 					}
 					ids = append(ids, sp.ID)
 				}
-				hits, err := svc.Search(ctx, sova.LocalUserID, ids, strings.Join(args[1:], " "), limit)
+				hits, err := svc.Search(ctx, userID(ctx), ids, strings.Join(args[1:], " "), limit)
 				if err != nil {
 					return err
 				}
@@ -423,7 +423,7 @@ func resolveAskSpaces(ctx context.Context, a *app.App, modeID string, refs []str
 	var ids []string
 	for _, ref := range refs {
 		for _, r := range strings.Split(ref, ",") {
-			sp, err := a.Spaces.Space(ctx, sova.LocalUserID, strings.TrimSpace(r))
+			sp, err := a.Spaces.Space(ctx, userID(ctx), strings.TrimSpace(r))
 			if err != nil {
 				return nil, err
 			}

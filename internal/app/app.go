@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sova-ai/sova/internal/auth"
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
@@ -34,6 +35,9 @@ type App struct {
 	WebCache *webcache.Cache
 	// Spaces are the document spaces (spaces.go).
 	Spaces *spaces.Service
+	// Auth tells the server whom each request is for. Without accounts
+	// every request is the local user's.
+	Auth auth.Authenticator
 
 	agentSweeper *sgr.Sweeper // evicts old finished agents (SOVA_SGR_AGENT_TTL)
 }
@@ -156,7 +160,8 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 	} else if n > 0 {
 		logger.Warn("runs interrupted by the last stop were marked; restart them with POST /api/runs/{id}/restart", "count", n)
 	}
-	a := &App{Config: cfg, Store: st, Service: svc, Model: model, Logger: logger, WebCache: retr.cache, Spaces: docSpaces}
+	a := &App{Config: cfg, Store: st, Service: svc, Model: model, Logger: logger, WebCache: retr.cache, Spaces: docSpaces,
+		Auth: auth.Local{}}
 	a.agentSweeper = &sgr.Sweeper{Store: st, TTL: cfg.SGRAgentTTL, Logger: logger}
 	if cfg.RunTimeout > 0 {
 		// A run cannot outlive its time limit, and an agent is saved after

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/sovatest"
@@ -129,7 +130,7 @@ func TestDeepSearchFromConfiguration(t *testing.T) {
 	if !ok {
 		t.Fatal("deep_search is not registered")
 	}
-	var rec event.Recorder
+	var rec eventtest.Recorder
 	res, err := m.Run(context.Background(), mode.Input{Question: "How did presidents describe the economy in the 1930s?", Now: time.Now()}, &rec)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
-// Package event defines the typed progress events a run emits and the
-// encoders that turn them into wire formats (AI SDK UI message stream,
-// OpenAI chat.completion.chunk, NDJSON, terminal). Modes emit events through
-// a Sink and never write to a socket.
+// Package event defines the typed progress events a run emits and the Sink
+// they are emitted to. Modes emit events and never write to a socket; the
+// encoders that turn events into wire formats are in internal/wire, and a
+// Sink that records them for tests in event/eventtest.
 package event
 
 import (
@@ -185,3 +185,25 @@ func (f SinkFunc) Emit(e Event) { f(e) }
 
 // Discard is a Sink that drops every event.
 var Discard Sink = SinkFunc(func(Event) {})
+
+// Tee returns a Sink that passes every event to each sink in order. Nil
+// sinks are skipped, so callers can pass optional ones directly.
+func Tee(sinks ...Sink) Sink {
+	var live []Sink
+	for _, s := range sinks {
+		if s != nil {
+			live = append(live, s)
+		}
+	}
+	switch len(live) {
+	case 0:
+		return Discard
+	case 1:
+		return live[0]
+	}
+	return SinkFunc(func(e Event) {
+		for _, s := range live {
+			s.Emit(e)
+		}
+	})
+}

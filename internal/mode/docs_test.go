@@ -14,6 +14,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 	"github.com/sova-ai/sova/internal/search"
@@ -94,7 +95,7 @@ func TestDocsAnswersFromDocuments(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llm.ToolCall{toolCall("c1", "search_documents", `{"query":"Vostok budget"}`)}, Usage: llmtest.Tokens(100, 10)},
 		llmtest.Reply{Content: "The Vostok budget is five million roubles [1], approved in March [1]. Unsupported [4].", Usage: llmtest.Tokens(300, 30)},
 	)
-	var rec event.Recorder
+	var rec eventtest.Recorder
 	res, err := e.mode(t, nil).Run(t.Context(), e.input("What is the Vostok budget?"), &rec)
 	if err != nil {
 		t.Fatal(err)
@@ -347,7 +348,7 @@ func TestSearchWithSpaces(t *testing.T) {
 	})
 	m := e.mode(t).WithDocuments(de.spaces, 3)
 	in := Input{UserID: docsUser, Question: "How did presidents describe the Vostok budget?", Spaces: []string{de.space.ID}, Now: time.Now()}
-	var rec event.Recorder
+	var rec eventtest.Recorder
 	res, err := m.Run(t.Context(), in, &rec)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
@@ -64,9 +65,9 @@ func (e *searchEnv) mode(t testing.TB, providers ...search.Provider) *Search {
 	return NewSearch(e.cfg, c, c.Fast(), search.NewChain(providers...), fetch.New(fetch.Config{AllowHosts: []string{"127.0.0.1"}}))
 }
 
-func (e *searchEnv) run(t *testing.T, m *Search, question string) (*Result, *event.Recorder) {
+func (e *searchEnv) run(t *testing.T, m *Search, question string) (*Result, *eventtest.Recorder) {
 	t.Helper()
-	var rec event.Recorder
+	var rec eventtest.Recorder
 	res, err := m.Run(context.Background(), Input{Question: question, Now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}, &rec)
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -262,7 +263,7 @@ func TestSearchRetriesModelErrors(t *testing.T) {
 func TestSearchReportsSearchFailure(t *testing.T) {
 	e := newSearchEnv(t)
 	e.sx.Fail.Store(http.StatusForbidden)
-	var rec event.Recorder
+	var rec eventtest.Recorder
 	_, err := e.mode(t).Run(context.Background(), Input{Question: "economy"}, &rec)
 	if err == nil || !strings.Contains(err.Error(), "json") {
 		t.Fatalf("err = %v, want the SearXNG JSON-format explanation", err)
@@ -273,7 +274,7 @@ func TestSearchStopsWhenCancelled(t *testing.T) {
 	e := newSearchEnv(t)
 	e.site.SetDelay(5 * time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
-	var rec event.Recorder
+	var rec eventtest.Recorder
 	done := make(chan error, 1)
 	go func() {
 		_, err := e.mode(t).Run(ctx, Input{Question: "economy"}, &rec)

@@ -35,6 +35,9 @@ var (
 	ErrNotRestartable = errors.New("only an interrupted, failed or cancelled run can be restarted")
 	ErrNotRunning     = errors.New("the run is not running")
 	ErrInvalidChatID  = errors.New("invalid chat id")
+	// ErrNoUser reports a context that carries no user (sova.WithUser):
+	// every run acts for someone, and no user is ever assumed.
+	ErrNoUser = errors.New("no user: the context names no user to act for")
 )
 
 // MaxChatIDLen is the longest chat id a client may choose.
@@ -124,9 +127,9 @@ func (s *Service) Close(ctx context.Context) error {
 // Modes returns the mode registry.
 func (s *Service) Modes() *mode.Registry { return s.opt.Modes }
 
-// Request is one question.
+// Request is one question, asked by the user of the context it is
+// prepared in.
 type Request struct {
-	UserID string
 	// ChatID names the chat; empty starts a new one. A chat id the store
 	// does not know yet is created with that id (AI SDK clients choose ids).
 	ChatID string
@@ -202,12 +205,15 @@ func (p *Prepared) Persisted() bool { return p.input.Persist }
 // run continues).
 func (p *Prepared) StartSeq() int64 { return p.startSeq }
 
-// Prepare validates a request, stores the chat and the question (when
-// persisted) and the run. Nothing is written if validation fails.
+// Prepare validates a request of the context's user (sova.UserFrom),
+// stores the chat and the question (when persisted) and the run. Nothing is
+// written if validation fails.
 func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
-	if req.UserID == "" {
-		req.UserID = sova.LocalUserID
+	user, ok := sova.UserFrom(ctx)
+	if !ok {
+		return nil, ErrNoUser
 	}
+	userID := user.ID
 	if req.ChatID != "" && !ValidChatID(req.ChatID) {
 		why := "it has other characters"
 		if len(req.ChatID) > MaxChatIDLen {
@@ -220,7 +226,7 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 	var waiting *sova.Run
 	if !ok {
 		// A paused run continues when it is named as the model.
-		if r, err := s.opt.Store.GetRun(ctx, req.UserID, req.Mode); err == nil && r.State == sova.RunWaiting {
+		if r, err := s.opt.Store.GetRun(ctx, userID, req.Mode); err == nil && r.State == sova.RunWaiting {
 			if m, ok = s.opt.Modes.Get(r.Mode); ok {
 				waiting = r
 			}
@@ -241,15 +247,15 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 		return nil, fmt.Errorf("%w: %d characters, the limit is %d (SOVA_MAX_QUESTION_CHARS)", ErrTooLong, len([]rune(question)), s.opt.MaxQuestionChars)
 	}
 	p := &Prepared{
-		mode: m, userID: req.UserID, question: question,
+		mode: m, userID: userID, question: question,
 		history: req.Messages[:len(req.Messages)-1],
 		ChatID:  req.ChatID, MessageID: uuid.NewString(),
 	}
 	if req.Persist {
-		chat, err := s.opt.Store.GetChat(ctx, req.UserID, req.ChatID)
+		chat, err := s.opt.Store.GetChat(ctx, userID, req.ChatID)
 		switch {
 		case req.ChatID == "" || errors.Is(err, sova.ErrNotFound):
-			chat = &sova.Chat{ID: req.ChatID, UserID: req.UserID, Mode: m.ID()}
+			chat = &sova.Chat{ID: req.ChatID, UserID: userID, Mode: m.ID()}
 			if err := s.opt.Store.CreateChat(ctx, chat); err != nil {
 				return nil, fmt.Errorf("creating chat: %w", err)
 			}
@@ -258,14 +264,14 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 		default:
 			if waiting == nil {
 				// The person's next message answers a run paused for them.
-				if r, err := s.opt.Store.LatestRun(ctx, req.UserID, chat.ID); err == nil && r.State == sova.RunWaiting && r.Mode == m.ID() {
+				if r, err := s.opt.Store.LatestRun(ctx, userID, chat.ID); err == nil && r.State == sova.RunWaiting && r.Mode == m.ID() {
 					waiting = r
 				}
 			}
 			// A client that sends only the new question continues the
 			// stored conversation.
 			if len(p.history) == 0 {
-				if p.history, err = s.storedHistory(ctx, req.UserID, chat.ID); err != nil {
+				if p.history, err = s.storedHistory(ctx, userID, chat.ID); err != nil {
 					return nil, err
 				}
 			}
@@ -273,7 +279,7 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 		p.ChatID = chat.ID
 		userMsg := &sova.Message{ChatID: chat.ID, Role: llm.RoleUser, Content: question, Mode: m.ID()}
 		userMsg.Parts, _ = json.Marshal([]map[string]string{{"type": "text", "text": question}})
-		if err := s.opt.Store.AddMessage(ctx, req.UserID, userMsg); err != nil {
+		if err := s.opt.Store.AddMessage(ctx, userID, userMsg); err != nil {
 			return nil, fmt.Errorf("storing the question: %w", err)
 		}
 	}
@@ -299,7 +305,7 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 	}
 	p.input = runInput{History: p.history, Timezone: req.Timezone, Persist: req.Persist, Spaces: req.Spaces, WebSearch: req.WebSearch}
 	in, _ := json.Marshal(p.input)
-	p.run = &sova.Run{UserID: req.UserID, ChatID: p.ChatID, Mode: m.ID(), State: sova.RunRunning, Question: question, Input: in}
+	p.run = &sova.Run{UserID: userID, ChatID: p.ChatID, Mode: m.ID(), State: sova.RunRunning, Question: question, Input: in}
 	if err := s.opt.Store.CreateRun(ctx, p.run); err != nil {
 		return nil, fmt.Errorf("storing the run: %w", err)
 	}
@@ -377,7 +383,9 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 	if p.run.Usage != nil { // a resumed run keeps counting
 		meter.Add(llm.Usage{PromptTokens: p.run.Usage.InputTokens, CompletionTokens: p.run.Usage.OutputTokens, TotalTokens: p.run.Usage.TotalTokens})
 	}
-	runCtx := llm.WithMeter(ctx, meter)
+	// Modes and tools read whom they act for from the context: the run's
+	// user, also when the run is detached from the request that started it.
+	runCtx := llm.WithMeter(sova.WithUser(ctx, sova.User{ID: p.run.UserID}), meter)
 	var cancelTimeout context.CancelFunc = func() {}
 	limit := s.opt.Timeout
 	if d, ok := s.opt.ModeTimeouts[p.mode.ID()]; ok {
@@ -387,7 +395,7 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 		runCtx, cancelTimeout = context.WithTimeout(runCtx, limit)
 	}
 	res, err := p.mode.Run(runCtx, mode.Input{
-		RunID: p.RunID, ChatID: p.ChatID, UserID: p.userID, History: p.history, Question: p.question,
+		RunID: p.RunID, ChatID: p.ChatID, UserID: userOf(runCtx), History: p.history, Question: p.question,
 		Timezone: p.input.Timezone, Now: started,
 		Workspace: &workspace{store: s.opt.Store, runID: p.RunID},
 		Resume:    p.resume,
@@ -453,6 +461,12 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 		s.titleInBackground(p, res.Text)
 	}
 	return o
+}
+
+// userOf is the id of the user ctx acts for ("" if none).
+func userOf(ctx context.Context) string {
+	u, _ := sova.UserFrom(ctx)
+	return u.ID
 }
 
 func (s *Service) saveRun(ctx context.Context, run *sova.Run, log *eventLog) {

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/store"
@@ -33,6 +35,16 @@ type titler struct {
 }
 
 func (t titler) Title(context.Context, string, string) (string, error) { return t.title, t.err }
+
+// testUser is the user the tests' runs act for; it is not the local user,
+// so nothing may assume that one.
+const testUser = "ann"
+
+// userCtx is a context acting for testUser, as the server's middleware
+// and the CLI make them.
+func userCtx() context.Context {
+	return sova.WithUser(context.Background(), sova.User{ID: testUser})
+}
 
 func newService(t *testing.T, m scripted, tt Titler, timeout time.Duration) (*Service, store.Store) {
 	t.Helper()
@@ -78,11 +90,11 @@ func TestPrepareRejectsBadInput(t *testing.T) {
 		{"chat id not stored", Request{ChatID: "a b", Mode: "scripted", Messages: user("hi")}, ErrInvalidChatID},
 	}
 	for _, tt := range tests {
-		if _, err := svc.Prepare(context.Background(), tt.req); !errors.Is(err, tt.want) {
+		if _, err := svc.Prepare(userCtx(), tt.req); !errors.Is(err, tt.want) {
 			t.Errorf("%s: err = %v, want %v", tt.name, err, tt.want)
 		}
 	}
-	if chats, _ := st.ListChats(context.Background(), sova.LocalUserID, 10, 0); len(chats) != 0 {
+	if chats, _ := st.ListChats(userCtx(), testUser, 10, 0); len(chats) != 0 {
 		t.Errorf("rejected requests stored %d chats", len(chats))
 	}
 }
@@ -110,12 +122,12 @@ func TestValidChatID(t *testing.T) {
 
 func TestExecuteStoresAnswerAndTitle(t *testing.T) {
 	svc, st := newService(t, answer("Canberra."), titler{title: "Capital of Australia"}, 0)
-	ctx := context.Background()
+	ctx := userCtx()
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "Capital of Australia?"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec event.Recorder
+	var rec eventtest.Recorder
 	o := svc.Execute(ctx, p, &rec)
 	if o.Err != nil {
 		t.Fatal(o.Err)
@@ -125,8 +137,8 @@ func TestExecuteStoresAnswerAndTitle(t *testing.T) {
 		t.Errorf("events: first %s last %s", evs[0].Type, evs[len(evs)-1].Type)
 	}
 	_ = svc.Close(ctx) // waits for the title
-	chat, _ := st.GetChat(ctx, sova.LocalUserID, p.ChatID)
-	msgs, _ := st.ListMessages(ctx, sova.LocalUserID, p.ChatID)
+	chat, _ := st.GetChat(ctx, testUser, p.ChatID)
+	msgs, _ := st.ListMessages(ctx, testUser, p.ChatID)
 	if chat.Title != "Capital of Australia" || len(msgs) != 2 || msgs[1].Content != "Canberra." || msgs[1].ID != p.MessageID {
 		t.Errorf("chat %+v, messages %+v", chat, msgs)
 	}
@@ -152,12 +164,12 @@ func TestFailedRunKeepsStoreConsistent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			svc, st := newService(t, tt.mode, titler{err: errors.New("no")}, tt.timeout)
-			ctx := context.Background()
+			ctx := userCtx()
 			p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var rec event.Recorder
+			var rec eventtest.Recorder
 			o := svc.Execute(ctx, p, &rec)
 			if o.Err == nil || !strings.Contains(o.Err.Error(), tt.wantErr) {
 				t.Fatalf("err = %v, want %q", o.Err, tt.wantErr)
@@ -165,12 +177,12 @@ func TestFailedRunKeepsStoreConsistent(t *testing.T) {
 			if errs := rec.Filter(event.TypeError); len(errs) != 1 {
 				t.Errorf("error events = %d", len(errs))
 			}
-			msgs, _ := st.ListMessages(ctx, sova.LocalUserID, p.ChatID)
+			msgs, _ := st.ListMessages(ctx, testUser, p.ChatID)
 			if len(msgs) != 2 || msgs[1].FinishReason != tt.wantReason || msgs[1].Error == "" {
 				t.Errorf("messages after failure: %+v", msgs)
 			}
 			_ = svc.Close(ctx)
-			if chat, _ := st.GetChat(ctx, sova.LocalUserID, p.ChatID); chat.Title != "" {
+			if chat, _ := st.GetChat(ctx, testUser, p.ChatID); chat.Title != "" {
 				t.Errorf("a failed run titled the chat %q", chat.Title)
 			}
 		})
@@ -179,11 +191,11 @@ func TestFailedRunKeepsStoreConsistent(t *testing.T) {
 
 func TestTitleFallsBackToQuestion(t *testing.T) {
 	svc, st := newService(t, answer("ok"), titler{err: errors.New("model down")}, 0)
-	ctx := context.Background()
+	ctx := userCtx()
 	p, _ := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "Why is   the sky blue?"}}, Persist: true})
 	svc.Execute(ctx, p, event.Discard)
 	_ = svc.Close(ctx)
-	if chat, _ := st.GetChat(ctx, sova.LocalUserID, p.ChatID); chat.Title != "Why is the sky blue?" {
+	if chat, _ := st.GetChat(ctx, testUser, p.ChatID); chat.Title != "Why is the sky blue?" {
 		t.Errorf("title = %q", chat.Title)
 	}
 }
@@ -203,13 +215,13 @@ func pausing() scripted {
 
 func TestPauseAndResume(t *testing.T) {
 	svc, st := newService(t, pausing(), nil, 0)
-	ctx := context.Background()
+	ctx := userCtx()
 	ask := func(q string) (*Prepared, *Outcome) {
 		p, err := svc.Prepare(ctx, Request{ChatID: "c1", Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: q}}, Persist: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rec event.Recorder
+		var rec eventtest.Recorder
 		return p, svc.Execute(ctx, p, &rec)
 	}
 	p1, o1 := ask("Economy of the USA")
@@ -220,7 +232,7 @@ func TestPauseAndResume(t *testing.T) {
 	if !p2.Resumed || p2.RunID != p1.RunID || o2.State != sova.RunCompleted {
 		t.Fatalf("answer did not resume the run: %+v %+v", p2, o2)
 	}
-	r, _ := st.GetRun(ctx, sova.LocalUserID, p1.RunID)
+	r, _ := st.GetRun(ctx, testUser, p1.RunID)
 	if r.Report != "# Report" || r.Pause != nil || r.Question != "Economy of the USA" {
 		t.Errorf("run after resume: %+v", r)
 	}
@@ -230,13 +242,13 @@ func TestPauseAndResume(t *testing.T) {
 	}
 	// Event numbers continue across the two parts, and the log replays both.
 	var seqs []int64
-	_ = svc.Follow(ctx, sova.LocalUserID, p1.RunID, 0, func(e event.Event) error { seqs = append(seqs, e.Seq); return nil })
+	_ = svc.Follow(ctx, testUser, p1.RunID, 0, func(e event.Event) error { seqs = append(seqs, e.Seq); return nil })
 	for i, s := range seqs {
 		if s != int64(i+1) {
 			t.Fatalf("event numbers %v", seqs)
 		}
 	}
-	msgs, _ := st.ListMessages(ctx, sova.LocalUserID, "c1")
+	msgs, _ := st.ListMessages(ctx, testUser, "c1")
 	if len(msgs) != 4 || msgs[1].Content != "Which decade?" || !strings.Contains(string(msgs[1].Parts), "data-clarification") {
 		t.Errorf("chat: %+v", msgs)
 	}
@@ -255,7 +267,7 @@ func TestDetachedRunAndRecovery(t *testing.T) {
 		}
 	}}
 	svc, st := newService(t, blocking, nil, 0)
-	ctx := context.Background()
+	ctx := userCtx()
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +277,7 @@ func TestDetachedRunAndRecovery(t *testing.T) {
 	got := make(chan []event.Type, 1)
 	go func() {
 		var types []event.Type
-		_ = svc.Follow(ctx, sova.LocalUserID, p.RunID, 0, func(e event.Event) error { types = append(types, e.Type); return nil })
+		_ = svc.Follow(ctx, testUser, p.RunID, 0, func(e event.Event) error { types = append(types, e.Type); return nil })
 		got <- types
 	}()
 	// Someone else's run is not found.
@@ -281,7 +293,7 @@ func TestDetachedRunAndRecovery(t *testing.T) {
 	if types[0] != event.TypeStart || types[len(types)-1] != event.TypeFinish {
 		t.Errorf("follower saw %v", types)
 	}
-	r, _ := st.GetRun(ctx, sova.LocalUserID, p.RunID)
+	r, _ := st.GetRun(ctx, testUser, p.RunID)
 	if r.State != sova.RunInterrupted || !strings.Contains(r.Error, "restart") {
 		t.Errorf("run after shutdown: %+v", r)
 	}
@@ -290,7 +302,7 @@ func TestDetachedRunAndRecovery(t *testing.T) {
 	}
 
 	// A run left "running" by a crash is marked interrupted at start-up.
-	crashed := &sova.Run{UserID: sova.LocalUserID, ChatID: p.ChatID, Mode: "scripted", State: sova.RunRunning, Question: "q",
+	crashed := &sova.Run{UserID: testUser, ChatID: p.ChatID, Mode: "scripted", State: sova.RunRunning, Question: "q",
 		Input: []byte(`{"persist":true}`), LastSeq: 0}
 	if err := st.CreateRun(ctx, crashed); err != nil {
 		t.Fatal(err)
@@ -300,21 +312,153 @@ func TestDetachedRunAndRecovery(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("recover: %d %v", n, err)
 	}
-	r, _ = st.GetRun(ctx, sova.LocalUserID, crashed.ID)
+	r, _ = st.GetRun(ctx, testUser, crashed.ID)
 	evs, _ := st.RunEvents(ctx, crashed.ID, 0)
 	if r.State != sova.RunInterrupted || len(evs) != 2 {
 		t.Errorf("recovered run: %+v, %d events", r, len(evs))
 	}
 	// And it can be started again.
 	close(release)
-	np, err := svc2.Restart(ctx, sova.LocalUserID, crashed.ID)
+	np, err := svc2.Restart(ctx, testUser, crashed.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = svc2.Follow(ctx, sova.LocalUserID, np.RunID, 0, func(event.Event) error { return nil })
+	_ = svc2.Follow(ctx, testUser, np.RunID, 0, func(event.Event) error { return nil })
 	_ = svc2.Close(ctx)
-	r, _ = st.GetRun(ctx, sova.LocalUserID, np.RunID)
+	r, _ = st.GetRun(ctx, testUser, np.RunID)
 	if r.State != sova.RunCompleted {
 		t.Errorf("restarted run: %+v", r)
+	}
+}
+
+// A run acts for the user of the context it is prepared in; without one it
+// is refused and nothing is stored: no user is ever assumed.
+func TestPrepareNeedsAUser(t *testing.T) {
+	svc, st := newService(t, answer("ok"), nil, 0)
+	for _, ctx := range []context.Context{context.Background(), sova.WithUser(context.Background(), sova.User{})} {
+		_, err := svc.Prepare(ctx, Request{ChatID: "c", Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
+		if !errors.Is(err, ErrNoUser) {
+			t.Errorf("err = %v, want ErrNoUser", err)
+		}
+	}
+	for _, u := range []string{testUser, sova.LocalUserID, ""} {
+		if chats, _ := st.ListChats(context.Background(), u, 10, 0); len(chats) != 0 {
+			t.Errorf("a refused request stored chats for %q: %+v", u, chats)
+		}
+	}
+	if runs, _ := st.RunsInState(context.Background(), sova.RunRunning); len(runs) != 0 {
+		t.Errorf("a refused request stored runs: %+v", runs)
+	}
+}
+
+// A mode reads whom it acts for from its context: the run's user, whether
+// the run executes in the caller's context, detached from the request that
+// started it, or started again later.
+func TestRunContextCarriesItsUser(t *testing.T) {
+	type seen struct{ ctxUser, inputUser string }
+	got := make(chan seen, 1)
+	var fail atomic.Bool
+	fail.Store(true)
+	m := scripted{run: func(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
+		u, _ := sova.UserFrom(ctx)
+		got <- seen{u.ID, in.UserID}
+		if fail.Load() {
+			return nil, errors.New("model down")
+		}
+		return &mode.Result{Text: "ok", FinishReason: "stop"}, nil
+	}}
+	svc, st := newService(t, m, nil, 0)
+	check := func(how string) {
+		t.Helper()
+		if s := <-got; s.ctxUser != testUser || s.inputUser != testUser {
+			t.Errorf("%s: the mode's context acts for %q, its input for %q; want %q", how, s.ctxUser, s.inputUser, testUser)
+		}
+	}
+	q := Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true}
+
+	p, err := svc.Prepare(userCtx(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Execute(userCtx(), p, event.Discard)
+	check("executed")
+
+	// The request's context is gone before the detached run starts.
+	reqCtx, cancel := context.WithCancel(userCtx())
+	p, err = svc.Prepare(reqCtx, q)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Start(p)
+	check("detached")
+	_ = svc.Follow(userCtx(), testUser, p.RunID, 0, func(event.Event) error { return nil })
+	if r, _ := st.GetRun(userCtx(), testUser, p.RunID); r.State != sova.RunFailed || r.UserID != testUser {
+		t.Fatalf("detached run: %+v", r)
+	}
+
+	fail.Store(false)
+	np, err := svc.Restart(userCtx(), testUser, p.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("restarted")
+	_ = svc.Follow(userCtx(), testUser, np.RunID, 0, func(event.Event) error { return nil })
+}
+
+// Cancelling a run that waits for the person's answer closes it: it ends
+// cancelled with its workspace removed, only its user may cancel it, it
+// cannot be cancelled twice, and the person's next message in the chat
+// starts a new run instead of answering the closed one.
+func TestCancelWaitingRun(t *testing.T) {
+	svc, st := newService(t, pausing(), nil, 0)
+	ctx := userCtx()
+	ask := func(q string) (*Prepared, *Outcome) {
+		t.Helper()
+		p, err := svc.Prepare(ctx, Request{ChatID: "c1", Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: q}}, Persist: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, svc.Execute(ctx, p, event.Discard)
+	}
+	p1, o1 := ask("Economy of the USA")
+	if o1.State != sova.RunWaiting {
+		t.Fatalf("first part: state %s", o1.State)
+	}
+	if err := svc.Cancel(ctx, "mallory", p1.RunID); !errors.Is(err, sova.ErrNotFound) {
+		t.Errorf("another user cancelled the run: %v", err)
+	}
+	if r, _ := st.GetRun(ctx, testUser, p1.RunID); r.State != sova.RunWaiting {
+		t.Errorf("after another user's cancel: %s", r.State)
+	}
+	if err := svc.Cancel(ctx, testUser, p1.RunID); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := st.GetRun(ctx, testUser, p1.RunID)
+	if r.State != sova.RunCancelled || r.Pause != nil {
+		t.Errorf("run after cancel: state %s, pause %s", r.State, r.Pause)
+	}
+	if files, _ := st.RunFiles(ctx, p1.RunID); len(files) != 0 {
+		t.Errorf("workspace of a cancelled run kept: %+v", files)
+	}
+	if err := svc.Cancel(ctx, testUser, p1.RunID); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("second cancel: %v", err)
+	}
+	// Its log still replays what it said, and ends.
+	var last event.Event
+	if err := svc.Follow(ctx, testUser, p1.RunID, 0, func(e event.Event) error { last = e; return nil }); err != nil || last.Type != event.TypeFinish {
+		t.Errorf("log of the cancelled run: %v, last %s", err, last.Type)
+	}
+	// The answer that would have continued it starts a new run.
+	p2, o2 := ask("The 1930s")
+	if p2.Resumed || p2.RunID == p1.RunID || o2.State != sova.RunWaiting {
+		t.Errorf("the next message: resumed %v, run %s (cancelled %s), state %s", p2.Resumed, p2.RunID, p1.RunID, o2.State)
+	}
+	if r, _ := st.GetRun(ctx, testUser, p1.RunID); r.State != sova.RunCancelled {
+		t.Errorf("the cancelled run changed to %s", r.State)
+	}
+	msgs, _ := st.ListMessages(ctx, testUser, "c1")
+	if len(msgs) != 4 || msgs[2].Content != "The 1930s" || msgs[3].Content != "Which decade?" {
+		t.Errorf("chat: %+v", msgs)
 	}
 }

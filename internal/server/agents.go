@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,7 +72,7 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
 		}
 		offset = n
 	}
-	agents, err := s.opt.Store.ListAgents(r.Context(), sova.LocalUserID, limit, offset)
+	agents, err := s.opt.Store.ListAgents(r.Context(), userID(r), limit, offset)
 	if err != nil {
 		s.opt.Logger.Error("listing agents failed", "err", err)
 		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not list the agents")
@@ -86,7 +87,7 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getAgentState(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	a, err := s.opt.Store.GetAgent(r.Context(), sova.LocalUserID, id)
+	a, err := s.opt.Store.GetAgent(r.Context(), userID(r), id)
 	if errors.Is(err, sova.ErrNotFound) {
 		writeError(w, http.StatusNotFound, "not_found_error", "agent_not_found", "no agent "+strconv.Quote(id)+" (finished agents are removed after SOVA_SGR_AGENT_TTL)")
 		return
@@ -123,15 +124,33 @@ func (s *Server) isAgentRun(r *http.Request, model, runID string) bool {
 		am, ok := m.(mode.AgentMode)
 		return ok && am.KeepsAgents()
 	}
-	_, err := s.opt.Store.GetAgent(r.Context(), sova.LocalUserID, runID)
+	_, err := s.opt.Store.GetAgent(r.Context(), userID(r), runID)
 	return err == nil
+}
+
+// closeWaitingAgent fails the agent of a run that was cancelled while it
+// waited for clarification, so that the agent, like its run, no longer
+// waits (and the sweeper can evict it). An agent that an answer already
+// took up again is left to its run.
+//
+// It belongs with the run service's Cancel, through a hook of the mode
+// that paused; until modes have one, the endpoint that cancels does it.
+func (s *Server) closeWaitingAgent(ctx context.Context, userID, runID string) {
+	a, err := s.opt.Store.GetAgent(ctx, userID, runID)
+	if err != nil || a.State != sova.AgentWaiting {
+		return
+	}
+	a.State, a.Error = sova.AgentFailed, "cancelled while waiting for clarification"
+	if err := s.opt.Store.UpdateAgent(ctx, a, sova.AgentWaiting); err != nil && !errors.Is(err, sova.ErrConflict) {
+		s.opt.Logger.Error("closing the agent of a cancelled run failed", "agent", runID, "err", err)
+	}
 }
 
 // unknownModel answers a model that is neither a mode nor a run waiting
 // for an answer: an agent that cannot be continued now says why, anything
 // else lists what is valid.
 func (s *Server) unknownModel(w http.ResponseWriter, r *http.Request, model string) {
-	if a, err := s.opt.Store.GetAgent(r.Context(), sova.LocalUserID, model); err == nil {
+	if a, err := s.opt.Store.GetAgent(r.Context(), userID(r), model); err == nil {
 		writeError(w, http.StatusConflict, "invalid_request_error", "agent_not_waiting",
 			fmt.Sprintf("agent %s is %s: only an agent waiting for clarification can be continued; use %q as the model to start a new one",
 				a.ID, a.State, a.Mode))

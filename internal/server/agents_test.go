@@ -343,7 +343,7 @@ func TestAgentSurvivesServerRestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, MaxBodyBytes: cfg.MaxRequestBodyBytes}))
+		srv := httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), MaxBodyBytes: cfg.MaxRequestBodyBytes}))
 		return srv, func() {
 			srv.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -509,7 +509,7 @@ func TestAgentInChatWithAISDK(t *testing.T) {
 		t.Errorf("steps asked %v: the second message must continue the same agent", got)
 	}
 	// One agent, completed, tied to the chat.
-	list, err := e.app.Store.ListAgents(context.Background(), sova.LocalUserID, 0, 0)
+	list, err := e.app.Store.ListAgents(context.Background(), e.user, 0, 0)
 	if err != nil || len(list) != 1 || list[0].State != sova.AgentCompleted || list[0].ChatID != "agent-chat" {
 		t.Errorf("agents %+v (%v)", list, err)
 	}

@@ -26,7 +26,7 @@ func (s *Server) listChats(w http.ResponseWriter, r *http.Request) {
 		}
 		offset = n
 	}
-	chats, err := s.opt.Store.ListChats(r.Context(), sova.LocalUserID, limit, offset)
+	chats, err := s.opt.Store.ListChats(r.Context(), userID(r), limit, offset)
 	if err != nil {
 		s.storeError(w, err)
 		return
@@ -39,12 +39,12 @@ func (s *Server) listChats(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getChat(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	chat, err := s.opt.Store.GetChat(r.Context(), sova.LocalUserID, id)
+	chat, err := s.opt.Store.GetChat(r.Context(), userID(r), id)
 	if err != nil {
 		s.storeError(w, err)
 		return
 	}
-	msgs, err := s.opt.Store.ListMessages(r.Context(), sova.LocalUserID, id)
+	msgs, err := s.opt.Store.ListMessages(r.Context(), userID(r), id)
 	if err != nil {
 		s.storeError(w, err)
 		return
@@ -56,7 +56,7 @@ func (s *Server) getChat(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteChat(w http.ResponseWriter, r *http.Request) {
-	if err := s.opt.Store.DeleteChat(r.Context(), sova.LocalUserID, r.PathValue("id")); err != nil {
+	if err := s.opt.Store.DeleteChat(r.Context(), userID(r), r.PathValue("id")); err != nil {
 		s.storeError(w, err)
 		return
 	}

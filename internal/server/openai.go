@@ -6,10 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sova-ai/sova"
-
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/run"
+	"github.com/sova-ai/sova/internal/wire"
 )
 
 // completionRequest is the part of OpenAI's chat-completions body Sova
@@ -50,7 +49,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prep, err := s.opt.Service.Prepare(r.Context(), run.Request{
-		UserID: sova.LocalUserID, Mode: req.Model, Messages: toLLM(req.Messages),
+		Mode: req.Model, Messages: toLLM(req.Messages),
 	})
 	if errors.Is(err, run.ErrUnknownMode) {
 		s.unknownModel(w, r, req.Model)
@@ -69,13 +68,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	// DESIGN §3: the run's id travels in "model", so a client can refer to
 	// the run later.
 	if !req.Stream {
-		var rec event.Recorder
-		out := s.opt.Service.Execute(r.Context(), prep, &rec)
+		out := s.opt.Service.Execute(r.Context(), prep, event.Discard)
 		if out.Err != nil {
 			writeError(w, http.StatusBadGateway, "server_error", "run_failed", out.Err.Error())
 			return
 		}
-		writeJSON(w, http.StatusOK, event.Completion(id, prep.RunID, created, out.Result.Text, out.Result.FinishReason, out.Usage))
+		writeJSON(w, http.StatusOK, wire.Completion(id, prep.RunID, created, out.Result.Text, out.Result.FinishReason, out.Usage))
 		return
 	}
 	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
@@ -87,12 +85,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Run-ID", prep.RunID)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	stream := event.NewChunkStream(w, func() { _ = rc.Flush() }, id, prep.RunID, created, includeUsage)
+	stream := wire.NewChunkStream(w, func() { _ = rc.Flush() }, id, prep.RunID, created, includeUsage)
 	// Detached like every streamed run: a client that goes away can pick
 	// it up again from GET /api/runs/{id}/stream.
 	s.opt.Service.Start(prep)
-	_ = s.opt.Service.Follow(r.Context(), sova.LocalUserID, prep.RunID, prep.StartSeq(), func(e event.Event) error {
-		if err := stream.Emit(e); err != nil && !errors.Is(err, event.ErrInvalidEvent) {
+	_ = s.opt.Service.Follow(r.Context(), userID(r), prep.RunID, prep.StartSeq(), func(e event.Event) error {
+		if err := stream.Emit(e); err != nil && !errors.Is(err, wire.ErrInvalidEvent) {
 			return err
 		}
 		return nil

@@ -36,7 +36,7 @@ type progressItem struct {
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	rn, err := s.opt.Store.GetRun(ctx, sova.LocalUserID, r.PathValue("id"))
+	rn, err := s.opt.Store.GetRun(ctx, userID(r), r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
@@ -48,7 +48,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	}
 	v := runView{Run: rn, Files: files, Progress: []progressItem{}, Sources: []sova.Source{}}
 	index := map[string]int{}
-	err = s.opt.Service.Follow(ctx, sova.LocalUserID, rn.ID, 0, func(e event.Event) error {
+	err = s.opt.Service.Follow(ctx, userID(r), rn.ID, 0, func(e event.Event) error {
 		switch e.Type {
 		case event.TypeStatus:
 			v.Stage = e.Status
@@ -79,7 +79,7 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_last_event_id", "Last-Event-ID must be a non-negative number")
 		return
 	}
-	rn, err := s.opt.Store.GetRun(r.Context(), sova.LocalUserID, r.PathValue("id"))
+	rn, err := s.opt.Store.GetRun(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
@@ -88,16 +88,20 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if err := s.opt.Service.Cancel(r.Context(), sova.LocalUserID, id); err != nil {
+	ctx, user, id := r.Context(), userID(r), r.PathValue("id")
+	before, _ := s.opt.Store.GetRun(ctx, user, id)
+	if err := s.opt.Service.Cancel(ctx, user, id); err != nil {
 		s.runStoreError(w, err)
 		return
+	}
+	if before != nil && before.State == sova.RunWaiting {
+		s.closeWaitingAgent(ctx, user, id) // agents.go
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"runId": id, "status": "cancelling"})
 }
 
 func (s *Server) restartRun(w http.ResponseWriter, r *http.Request) {
-	p, err := s.opt.Service.Restart(r.Context(), sova.LocalUserID, r.PathValue("id"))
+	p, err := s.opt.Service.Restart(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
@@ -110,7 +114,7 @@ func (s *Server) restartRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listRunFiles(w http.ResponseWriter, r *http.Request) {
-	rn, err := s.opt.Store.GetRun(r.Context(), sova.LocalUserID, r.PathValue("id"))
+	rn, err := s.opt.Store.GetRun(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
@@ -124,7 +128,7 @@ func (s *Server) listRunFiles(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getRunFile(w http.ResponseWriter, r *http.Request) {
-	rn, err := s.opt.Store.GetRun(r.Context(), sova.LocalUserID, r.PathValue("id"))
+	rn, err := s.opt.Store.GetRun(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
@@ -143,7 +147,7 @@ func (s *Server) getRunFile(w http.ResponseWriter, r *http.Request) {
 // folder as the run left it.
 func (s *Server) exportRunFiles(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	rn, err := s.opt.Store.GetRun(ctx, sova.LocalUserID, r.PathValue("id"))
+	rn, err := s.opt.Store.GetRun(ctx, userID(r), r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
@@ -187,7 +191,7 @@ func (s *Server) runReportMarkdown(w http.ResponseWriter, r *http.Request) {
 // finishedReport returns the run when its report can be offered: only
 // after the run completed.
 func (s *Server) finishedReport(w http.ResponseWriter, r *http.Request) (*sova.Run, bool) {
-	rn, err := s.opt.Store.GetRun(r.Context(), sova.LocalUserID, r.PathValue("id"))
+	rn, err := s.opt.Store.GetRun(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return nil, false

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/sova-ai/sova"
-
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/run"
 )
@@ -104,7 +102,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prep, err := s.opt.Service.Prepare(r.Context(), run.Request{
-		UserID: sova.LocalUserID, ChatID: req.ID, Mode: modeID,
+		ChatID: req.ID, Mode: modeID,
 		Messages: toLLM(req.Messages), Timezone: req.Timezone, Persist: true,
 		Spaces: spaceIDs, WebSearch: req.WebSearch,
 	})

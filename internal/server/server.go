@@ -1,6 +1,8 @@
 // Package server is Sova's HTTP API: the AI SDK UI message stream endpoint,
-// the OpenAI-compatible endpoint, chats and health. Handlers only translate
-// between HTTP and the run service; errors leave as JSON
+// the OpenAI-compatible endpoint, chats and health. A middleware (user.go)
+// learns from the request whom it acts for and puts the user in its
+// context; handlers read it from there and only translate between HTTP and
+// the run service; errors leave as JSON
 // {"error":{"message","type","code"}} with the matching status.
 package server
 
@@ -12,6 +14,9 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/auth"
 	"github.com/sova-ai/sova/internal/run"
 	"github.com/sova-ai/sova/internal/spaces"
 	"github.com/sova-ai/sova/internal/store"
@@ -19,8 +24,11 @@ import (
 
 // Options configure the server.
 type Options struct {
-	Service      *run.Service
-	Store        store.Store
+	Service *run.Service
+	Store   store.Store
+	// Auth tells whom each request is for (user.go); nil refuses every
+	// request that needs a user.
+	Auth         auth.Authenticator
 	Logger       *slog.Logger
 	MaxBodyBytes int64
 	Version      string
@@ -48,6 +56,9 @@ func New(opt Options) *Server {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opt.Auth == nil {
+		opt.Auth = auth.Func(func(*http.Request) (sova.User, error) { return sova.User{}, auth.ErrUnauthenticated })
+	}
 	if opt.MaxBodyBytes <= 0 {
 		opt.MaxBodyBytes = 1 << 20
 	}
@@ -58,28 +69,31 @@ func New(opt Options) *Server {
 }
 
 func (s *Server) routes() {
+	// For anyone: the health check, and the browser UI's page and files
+	// (a JSON 404 for unknown /api/ and /v1/ paths).
 	s.mux.HandleFunc("GET /healthz", s.health)
-	s.mux.HandleFunc("GET /api/modes", s.listModes)
-	s.mux.HandleFunc("POST /api/search", s.search)
-	s.mux.HandleFunc("GET /api/chats", s.listChats)
-	s.mux.HandleFunc("GET /api/chats/{id}", s.getChat)
-	s.mux.HandleFunc("DELETE /api/chats/{id}", s.deleteChat)
-	s.mux.HandleFunc("GET /api/chats/{id}/stream", s.chatStream)
-	s.mux.HandleFunc("GET /api/runs/{id}", s.getRun)
-	s.mux.HandleFunc("GET /api/runs/{id}/stream", s.runStream)
-	s.mux.HandleFunc("POST /api/runs/{id}/cancel", s.cancelRun)
-	s.mux.HandleFunc("POST /api/runs/{id}/restart", s.restartRun)
-	s.mux.HandleFunc("GET /api/runs/{id}/files", s.listRunFiles)
-	s.mux.HandleFunc("GET /api/runs/{id}/files.zip", s.exportRunFiles)
-	s.mux.HandleFunc("GET /api/runs/{id}/files/{path...}", s.getRunFile)
-	s.mux.HandleFunc("GET /api/runs/{id}/report.md", s.runReportMarkdown)
-	s.mux.HandleFunc("GET /api/runs/{id}/report.pdf", s.runReportPDF)
-	s.mux.HandleFunc("GET /v1/models", s.models)
-	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
-	s.mux.HandleFunc("GET /agents", s.listAgents)
-	s.mux.HandleFunc("GET /agents/{id}/state", s.getAgentState)
+	s.mux.Handle("/", s.ui())
+	// Everything else acts for the request's user (user.go).
+	s.handle("GET /api/modes", s.listModes)
+	s.handle("POST /api/search", s.search)
+	s.handle("GET /api/chats", s.listChats)
+	s.handle("GET /api/chats/{id}", s.getChat)
+	s.handle("DELETE /api/chats/{id}", s.deleteChat)
+	s.handle("GET /api/chats/{id}/stream", s.chatStream)
+	s.handle("GET /api/runs/{id}", s.getRun)
+	s.handle("GET /api/runs/{id}/stream", s.runStream)
+	s.handle("POST /api/runs/{id}/cancel", s.cancelRun)
+	s.handle("POST /api/runs/{id}/restart", s.restartRun)
+	s.handle("GET /api/runs/{id}/files", s.listRunFiles)
+	s.handle("GET /api/runs/{id}/files.zip", s.exportRunFiles)
+	s.handle("GET /api/runs/{id}/files/{path...}", s.getRunFile)
+	s.handle("GET /api/runs/{id}/report.md", s.runReportMarkdown)
+	s.handle("GET /api/runs/{id}/report.pdf", s.runReportPDF)
+	s.handle("GET /v1/models", s.models)
+	s.handle("POST /v1/chat/completions", s.chatCompletions)
+	s.handle("GET /agents", s.listAgents)
+	s.handle("GET /agents/{id}/state", s.getAgentState)
 	s.spaceRoutes()
-	s.mux.Handle("/", s.ui()) // the browser UI; JSON 404 for unknown /api/ and /v1/ paths
 }
 
 // ServeHTTP implements http.Handler: panics become 500s and every request

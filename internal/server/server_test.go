@@ -24,6 +24,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/app"
 	"github.com/sova-ai/sova/internal/config"
+	"github.com/sova-ai/sova/internal/llm/llmtest"
 	"github.com/sova-ai/sova/internal/server"
 	"github.com/sova-ai/sova/internal/sovatest"
 )
@@ -34,6 +35,9 @@ type env struct {
 	sx    *sovatest.SearXNG
 	app   *app.App
 	srv   *httptest.Server
+	// user is whom the server's requests act for: the app's Authenticator
+	// answers for requests that name no other user (auth_test.go).
+	user string
 }
 
 func newEnv(t *testing.T, extra map[string]string) *env { return newEnvTB(t, extra) }
@@ -56,8 +60,8 @@ func newEnvTB(t testing.TB, extra map[string]string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.app = a
-	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test"}))
+	e.app, e.user = a, userOf(t, a)
+	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test"}))
 	t.Cleanup(func() {
 		e.srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -191,10 +195,21 @@ func TestChatContinuesFromStore(t *testing.T) {
 		frames(t, resp.Body)
 		resp.Body.Close()
 	}
-	last := e.model.Last()
+	// The request that answered the second question, not the last one:
+	// the first answer's chat title is asked for in the background and may
+	// come after it.
+	var answer *llmtest.Request
+	for _, r := range e.model.Requests() {
+		if r.LastUser() == "And its population?" {
+			answer = r
+		}
+	}
+	if answer == nil {
+		t.Fatal("the model was not asked the second question")
+	}
 	// The second question carried the first exchange as history.
-	if len(last.Messages) < 4 || !strings.Contains(last.Messages[1].Content, "capital of Australia") {
-		t.Errorf("history not sent: %+v", last.Messages)
+	if len(answer.Messages) < 4 || !strings.Contains(answer.Messages[1].Content, "capital of Australia") {
+		t.Errorf("history not sent: %+v", answer.Messages)
 	}
 }
 
@@ -230,7 +245,7 @@ func TestErrors(t *testing.T) {
 		})
 	}
 	// Nothing was stored by the rejected requests.
-	chats, _ := e.app.Store.ListChats(context.Background(), sova.LocalUserID, 10, 0)
+	chats, _ := e.app.Store.ListChats(context.Background(), e.user, 10, 0)
 	if len(chats) != 0 {
 		t.Errorf("rejected requests stored %d chats", len(chats))
 	}
@@ -296,7 +311,7 @@ func TestClientGoneRunGoesOnAndStreamResumes(t *testing.T) {
 	}
 
 	// The answer was stored although the first client left.
-	msgs, _ := e.app.Store.ListMessages(context.Background(), sova.LocalUserID, "gone")
+	msgs, _ := e.app.Store.ListMessages(context.Background(), e.user, "gone")
 	if len(msgs) != 2 || msgs[1].FinishReason != "stop" || len(msgs[1].Sources) == 0 {
 		t.Fatalf("messages after the client left: %+v", msgs)
 	}
@@ -308,7 +323,7 @@ func TestClientGoneRunGoesOnAndStreamResumes(t *testing.T) {
 	if all[0]["type"] != "start" || all[len(all)-1]["type"] != "finish" {
 		t.Errorf("replay: first %v last %v", all[0], all[len(all)-1])
 	}
-	_ = e.app.Store.CreateChat(context.Background(), &sova.Chat{ID: "empty", UserID: sova.LocalUserID})
+	_ = e.app.Store.CreateChat(context.Background(), &sova.Chat{ID: "empty", UserID: e.user})
 	r, _ = http.Get(e.srv.URL + "/api/chats/empty/stream")
 	if r.StatusCode != http.StatusNoContent {
 		t.Errorf("chat without runs: %d", r.StatusCode)
@@ -344,7 +359,7 @@ func TestRunEndpoints(t *testing.T) {
 	if !strings.Contains(string(rest), `"type":"abort"`) {
 		t.Errorf("cancelled stream: %s", rest)
 	}
-	got, _ := e.app.Store.GetRun(context.Background(), sova.LocalUserID, runID)
+	got, _ := e.app.Store.GetRun(context.Background(), e.user, runID)
 	if got.State != sova.RunCancelled {
 		t.Errorf("state after cancel: %s", got.State)
 	}

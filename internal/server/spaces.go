@@ -32,16 +32,16 @@ import (
 //
 // {id} is a space's ID or its name.
 func (s *Server) spaceRoutes() {
-	s.mux.HandleFunc("GET /api/spaces", s.listSpaces)
-	s.mux.HandleFunc("POST /api/spaces", s.createSpace)
-	s.mux.HandleFunc("GET /api/spaces/{id}", s.getSpace)
-	s.mux.HandleFunc("PATCH /api/spaces/{id}", s.updateSpace)
-	s.mux.HandleFunc("DELETE /api/spaces/{id}", s.deleteSpace)
-	s.mux.HandleFunc("GET /api/spaces/{id}/documents", s.listDocuments)
-	s.mux.HandleFunc("POST /api/spaces/{id}/documents", s.uploadDocuments)
-	s.mux.HandleFunc("GET /api/spaces/{id}/documents/{docId}", s.getDocument)
-	s.mux.HandleFunc("DELETE /api/spaces/{id}/documents/{docId}", s.deleteDocument)
-	s.mux.HandleFunc("GET /api/spaces/{id}/search", s.searchSpace)
+	s.handle("GET /api/spaces", s.listSpaces)
+	s.handle("POST /api/spaces", s.createSpace)
+	s.handle("GET /api/spaces/{id}", s.getSpace)
+	s.handle("PATCH /api/spaces/{id}", s.updateSpace)
+	s.handle("DELETE /api/spaces/{id}", s.deleteSpace)
+	s.handle("GET /api/spaces/{id}/documents", s.listDocuments)
+	s.handle("POST /api/spaces/{id}/documents", s.uploadDocuments)
+	s.handle("GET /api/spaces/{id}/documents/{docId}", s.getDocument)
+	s.handle("DELETE /api/spaces/{id}/documents/{docId}", s.deleteDocument)
+	s.handle("GET /api/spaces/{id}/search", s.searchSpace)
 }
 
 // spacesOr404 answers 404 when the server has no spaces service.
@@ -58,7 +58,7 @@ func (s *Server) spaceOf(w http.ResponseWriter, r *http.Request) (*sova.Space, b
 	if !s.spacesOr404(w) {
 		return nil, false
 	}
-	sp, err := s.opt.Spaces.Space(r.Context(), sova.LocalUserID, r.PathValue("id"))
+	sp, err := s.opt.Spaces.Space(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
 		s.spaceError(w, err)
 		return nil, false
@@ -90,7 +90,7 @@ func (s *Server) listSpaces(w http.ResponseWriter, r *http.Request) {
 	if !s.spacesOr404(w) {
 		return
 	}
-	list, err := s.opt.Spaces.Spaces(r.Context(), sova.LocalUserID)
+	list, err := s.opt.Spaces.Spaces(r.Context(), userID(r))
 	if err != nil {
 		s.spaceError(w, err)
 		return
@@ -119,7 +119,7 @@ func (s *Server) createSpace(w http.ResponseWriter, r *http.Request) {
 	if body.Description != nil {
 		desc = *body.Description
 	}
-	sp, err := s.opt.Spaces.CreateSpace(r.Context(), sova.LocalUserID, *body.Name, desc)
+	sp, err := s.opt.Spaces.CreateSpace(r.Context(), userID(r), *body.Name, desc)
 	if err != nil {
 		s.spaceError(w, err)
 		return
@@ -152,11 +152,11 @@ func (s *Server) updateSpace(w http.ResponseWriter, r *http.Request) {
 	if body.Description != nil {
 		desc = *body.Description
 	}
-	if err := s.opt.Spaces.UpdateSpace(r.Context(), sova.LocalUserID, sp.ID, name, desc); err != nil {
+	if err := s.opt.Spaces.UpdateSpace(r.Context(), userID(r), sp.ID, name, desc); err != nil {
 		s.spaceError(w, err)
 		return
 	}
-	sp, err := s.opt.Spaces.Space(r.Context(), sova.LocalUserID, sp.ID)
+	sp, err := s.opt.Spaces.Space(r.Context(), userID(r), sp.ID)
 	if err != nil {
 		s.spaceError(w, err)
 		return
@@ -169,7 +169,7 @@ func (s *Server) deleteSpace(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.opt.Spaces.DeleteSpace(r.Context(), sova.LocalUserID, sp.ID); err != nil {
+	if err := s.opt.Spaces.DeleteSpace(r.Context(), userID(r), sp.ID); err != nil {
 		s.spaceError(w, err)
 		return
 	}
@@ -181,7 +181,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	docs, err := s.opt.Spaces.Documents(r.Context(), sova.LocalUserID, sp.ID)
+	docs, err := s.opt.Spaces.Documents(r.Context(), userID(r), sp.ID)
 	if err != nil {
 		s.spaceError(w, err)
 		return
@@ -194,7 +194,7 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	d, err := s.opt.Store.GetDocument(r.Context(), sova.LocalUserID, sp.ID, r.PathValue("docId"))
+	d, err := s.opt.Store.GetDocument(r.Context(), userID(r), sp.ID, r.PathValue("docId"))
 	if err != nil {
 		if errors.Is(err, sova.ErrNotFound) {
 			writeError(w, http.StatusNotFound, "not_found", "document_not_found", "no such document in this space")
@@ -211,7 +211,7 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err := s.opt.Spaces.DeleteDocuments(r.Context(), sova.LocalUserID, sp.ID, []string{r.PathValue("docId")})
+	err := s.opt.Spaces.DeleteDocuments(r.Context(), userID(r), sp.ID, []string{r.PathValue("docId")})
 	if err != nil {
 		if errors.Is(err, sova.ErrNotFound) {
 			writeError(w, http.StatusNotFound, "not_found", "document_not_found", "no such document in this space")
@@ -273,7 +273,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "no_files", "the upload holds no file parts (send each file as a part with a filename)")
 		return
 	}
-	results, err := s.opt.Spaces.Add(r.Context(), sova.LocalUserID, sp.ID, files, spaces.AddOptions{})
+	results, err := s.opt.Spaces.Add(r.Context(), userID(r), sp.ID, files, spaces.AddOptions{})
 	if err != nil {
 		s.spaceError(w, err)
 		return
@@ -357,7 +357,7 @@ func (s *Server) searchSpace(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	hits, err := s.opt.Spaces.Search(r.Context(), sova.LocalUserID, []string{sp.ID}, q, limit)
+	hits, err := s.opt.Spaces.Search(r.Context(), userID(r), []string{sp.ID}, q, limit)
 	if err != nil {
 		s.spaceError(w, err)
 		return
@@ -396,7 +396,7 @@ func (s *Server) resolveSpaces(w http.ResponseWriter, r *http.Request, modeID st
 	ids := make([]string, 0, len(refs))
 	seen := map[string]bool{}
 	for _, ref := range refs {
-		sp, err := s.opt.Spaces.Space(r.Context(), sova.LocalUserID, ref)
+		sp, err := s.opt.Spaces.Space(r.Context(), userID(r), ref)
 		if errors.Is(err, sova.ErrNotFound) {
 			writeError(w, http.StatusBadRequest, "invalid_request_error", "unknown_space", fmt.Sprintf("no document space %q", ref))
 			return nil, false

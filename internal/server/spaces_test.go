@@ -43,9 +43,9 @@ func newSpacesEnv(t *testing.T, extra map[string]string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.app = a
+	e.app, e.user = a, userOf(t, a)
 	e.srv = httptest.NewServer(server.New(server.Options{
-		Service: a.Service, Store: a.Store, MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test",
+		Service: a.Service, Store: a.Store, Auth: testAuth(a), MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test",
 		Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes,
 	}))
 	t.Cleanup(func() {

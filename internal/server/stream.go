@@ -11,6 +11,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/wire"
 )
 
 // keepAliveEvery is how often a quiet stream gets an SSE comment, so that
@@ -41,7 +42,7 @@ func (s *switchWriter) set(w io.Writer) {
 // after `from` are part of this stream; of those, the ones up to `seen`
 // (a Last-Event-ID) were already delivered and are replayed silently.
 func (s *Server) streamUI(w http.ResponseWriter, r *http.Request, runID string, from, seen int64) {
-	event.SetUIStreamHeaders(w.Header())
+	wire.SetUIStreamHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	sw := &switchWriter{w: io.Discard}
@@ -55,15 +56,15 @@ func (s *Server) streamUI(w http.ResponseWriter, r *http.Request, runID string, 
 		sw.set(w)
 		live = true
 	}
-	stream := event.NewUIStream(sw, flush)
+	stream := wire.NewUIStream(sw, flush)
 	stop := s.keepAlive(stream.KeepAlive)
 	defer stop()
-	err := s.opt.Service.Follow(r.Context(), sova.LocalUserID, runID, from, func(e event.Event) error {
+	err := s.opt.Service.Follow(r.Context(), userID(r), runID, from, func(e event.Event) error {
 		if !live && e.Seq > seen {
 			sw.set(w)
 			live = true
 		}
-		if err := stream.Emit(e); err != nil && !errors.Is(err, event.ErrInvalidEvent) {
+		if err := stream.Emit(e); err != nil && !errors.Is(err, wire.ErrInvalidEvent) {
 			return err // the client is gone
 		}
 		return nil
@@ -122,7 +123,7 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_last_event_id", "Last-Event-ID must be a non-negative number")
 		return
 	}
-	run, err := s.opt.Store.LatestRun(r.Context(), sova.LocalUserID, r.PathValue("id"))
+	run, err := s.opt.Store.LatestRun(r.Context(), userID(r), r.PathValue("id"))
 	if errors.Is(err, sova.ErrNotFound) {
 		w.WriteHeader(http.StatusNoContent)
 		return

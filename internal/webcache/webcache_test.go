@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
@@ -67,7 +67,7 @@ func TestRepeatedSearchMakesNoNetworkCalls(t *testing.T) {
 		return n
 	}
 	ask := func() *mode.Result {
-		var rec event.Recorder
+		var rec eventtest.Recorder
 		res, err := m.Run(context.Background(), mode.Input{Question: "How did presidents describe the economy in the 1930s?", Now: time.Now()}, &rec)
 		if err != nil {
 			t.Fatal(err)

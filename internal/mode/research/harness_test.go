@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
@@ -358,9 +359,9 @@ func (e *env) mode(t *testing.T) *Research {
 }
 
 // run runs the mode to its result, failing the test on error.
-func (e *env) run(t *testing.T, in mode.Input) (*mode.Result, *event.Recorder) {
+func (e *env) run(t *testing.T, in mode.Input) (*mode.Result, *eventtest.Recorder) {
 	t.Helper()
-	var rec event.Recorder
+	var rec eventtest.Recorder
 	if in.Now.IsZero() {
 		in.Now = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	}
@@ -374,7 +375,7 @@ func (e *env) run(t *testing.T, in mode.Input) (*mode.Result, *event.Recorder) {
 }
 
 // dataEvents returns the values of the data events with this name.
-func dataEvents[T any](t *testing.T, rec *event.Recorder, name string) []T {
+func dataEvents[T any](t *testing.T, rec *eventtest.Recorder, name string) []T {
 	t.Helper()
 	var out []T
 	for _, e := range rec.Filter(event.TypeData) {

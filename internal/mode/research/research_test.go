@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/mode"
 )
 
@@ -593,7 +594,7 @@ func TestCancel(t *testing.T) {
 	e.sc.agentLatency = 2 * time.Second
 	m := e.mode(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	var rec event.Recorder
+	var rec eventtest.Recorder
 	go func() {
 		// Cancel once the agents are at work.
 		for {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/wire"
 )
 
 // TestWireFormats puts a whole run's events through the UI message stream
@@ -26,7 +27,7 @@ func TestWireFormats(t *testing.T) {
 	events = append(events, event.Event{Type: event.TypeFinish, Time: time.Now(), Finish: &event.Finish{Reason: res.FinishReason, Sources: res.Sources}})
 
 	var ui bytes.Buffer
-	enc := event.NewUIStream(&ui, nil)
+	enc := wire.NewUIStream(&ui, nil)
 	for _, ev := range events {
 		if err := enc.Emit(ev); err != nil {
 			t.Fatalf("UI stream rejected %s: %v", ev.Type, err)
@@ -42,7 +43,7 @@ func TestWireFormats(t *testing.T) {
 	}
 
 	var oa bytes.Buffer
-	oenc := event.NewChunkStream(&oa, nil, "chatcmpl-1", ID, time.Now(), true, event.WithProgress(event.ProgressReasoning))
+	oenc := wire.NewChunkStream(&oa, nil, "chatcmpl-1", ID, time.Now(), true, wire.WithProgress(wire.ProgressReasoning))
 	for _, ev := range events {
 		if err := oenc.Emit(ev); err != nil {
 			t.Fatalf("OpenAI stream rejected %s: %v", ev.Type, err)

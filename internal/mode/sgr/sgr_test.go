@@ -16,6 +16,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/llm"
@@ -124,9 +125,9 @@ func (e *env) requests(step int) []*llmtest.Request {
 	return e.seen[step]
 }
 
-func (e *env) run(t testing.TB, m *Mode, in mode.Input) (*mode.Result, *event.Recorder, error) {
+func (e *env) run(t testing.TB, m *Mode, in mode.Input) (*mode.Result, *eventtest.Recorder, error) {
 	t.Helper()
-	var rec event.Recorder
+	var rec eventtest.Recorder
 	if in.Now.IsZero() {
 		in.Now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	}
@@ -181,7 +182,7 @@ func offered(t *testing.T, r *llmtest.Request) []string {
 	return out
 }
 
-func toolCalls(rec *event.Recorder) []string {
+func toolCalls(rec *eventtest.Recorder) []string {
 	var out []string
 	for _, e := range rec.Filter(event.TypeToolCall) {
 		out = append(out, e.ToolCall.Name)

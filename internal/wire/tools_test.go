@@ -1,4 +1,4 @@
-package event
+package wire
 
 import (
 	"encoding/json"
@@ -9,25 +9,27 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/event"
 )
 
-func evToolCall(id, name, input, title string) Event {
-	return Event{Type: TypeToolCall, Time: t0(), ToolCall: &ToolCall{ID: id, Name: name, Input: json.RawMessage(input), Title: title}}
+func evToolCall(id, name, input, title string) event.Event {
+	return event.Event{Type: event.TypeToolCall, Time: t0(), ToolCall: &event.ToolCall{ID: id, Name: name, Input: json.RawMessage(input), Title: title}}
 }
 
-func evToolResult(id, name, text, output, errText string) Event {
-	tr := &ToolResult{ID: id, Name: name, Text: text, Error: errText}
+func evToolResult(id, name, text, output, errText string) event.Event {
+	tr := &event.ToolResult{ID: id, Name: name, Text: text, Error: errText}
 	if output != "" {
 		tr.Output = json.RawMessage(output)
 	}
-	return Event{Type: TypeToolResult, Time: t0(), ToolResult: tr}
+	return event.Event{Type: event.TypeToolResult, Time: t0(), ToolResult: tr}
 }
 
 // agentRun is an agent's run: reasoning and a search as tool calls, a
 // failed page read, then the answer.
-func agentRun() []Event {
-	return []Event{
-		{Type: TypeStart, Time: t0(), Start: &Start{RunID: "agent_1", Mode: "sgr_agent"}},
+func agentRun() []event.Event {
+	return []event.Event{
+		{Type: event.TypeStart, Time: t0(), Start: &event.Start{RunID: "agent_1", Mode: "sgr_agent"}},
 		evToolCall("call_1_reasoning", "reasoning", `{"current_situation":"nothing known yet"}`, "Step 1 of 6"),
 		evToolResult("call_1_reasoning", "reasoning", "", `{"next":"web_search"}`, ""),
 		evToolCall("call_1_web_search", "web_search", `{"query":"go generics"}`, `Searching the web for "go generics"`),
@@ -35,7 +37,7 @@ func agentRun() []Event {
 		evToolCall("call_2_extract_page_content", "extract_page_content", `{"urls":["https://example.com/x"]}`, ""),
 		evToolResult("call_2_extract_page_content", "extract_page_content", "", "", "403 Forbidden"),
 		evText("Go has generics [1]."),
-		evFinish(FinishStop, sova.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}, srcGo()),
+		evFinish(event.FinishStop, sova.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}, srcGo()),
 	}
 }
 
@@ -64,7 +66,7 @@ func TestChunkStreamToolEvents(t *testing.T) {
 	}
 
 	t.Run("a call without input sends {}", func(t *testing.T) {
-		got := encodeChunks(t, false, []Event{evToolCall("c", "final_answer", "", "")})
+		got := encodeChunks(t, false, []event.Event{evToolCall("c", "final_answer", "", "")})
 		if !strings.Contains(got, `"function":{"name":"final_answer","arguments":"{}"}`) {
 			t.Errorf("got %s", got)
 		}
@@ -72,9 +74,9 @@ func TestChunkStreamToolEvents(t *testing.T) {
 	t.Run("invalid tool events are refused and write nothing", func(t *testing.T) {
 		var b strings.Builder
 		s := NewChunkStream(&b, nil, "id", "m", time.Unix(0, 0), false)
-		for _, e := range []Event{
-			{Type: TypeToolCall},
-			{Type: TypeToolResult},
+		for _, e := range []event.Event{
+			{Type: event.TypeToolCall},
+			{Type: event.TypeToolResult},
 			evToolCall("", "web_search", "{}", ""),
 			evToolCall("c", "", "{}", ""),
 		} {
@@ -143,7 +145,7 @@ func TestUIStreamToolEvents(t *testing.T) {
 	}
 
 	t.Run("text output when there is no structured output", func(t *testing.T) {
-		got := encodeUI(t, []Event{evToolCall("c", "final_answer", "", ""), evToolResult("c", "final_answer", "done", "", "")})
+		got := encodeUI(t, []event.Event{evToolCall("c", "final_answer", "", ""), evToolResult("c", "final_answer", "done", "", "")})
 		want := frames(`{"type":"tool-input-available","toolCallId":"c","toolName":"final_answer","input":{},"providerExecuted":true}`,
 			`{"type":"tool-output-available","toolCallId":"c","output":"done","providerExecuted":true}`, "[DONE]")
 		if got != want {
@@ -211,9 +213,9 @@ func TestNDJSONToolEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var got []Event
+	var got []event.Event
 	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
-		var e Event
+		var e event.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("line %q: %v", line, err)
 		}

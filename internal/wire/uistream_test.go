@@ -1,4 +1,4 @@
-package event
+package wire
 
 import (
 	"encoding/json"
@@ -14,10 +14,13 @@ import (
 	"testing"
 
 	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/event/eventtest"
 )
 
 // encodeUI runs events through a UIStream and returns the bytes written.
-func encodeUI(t *testing.T, events []Event) string {
+func encodeUI(t *testing.T, events []event.Event) string {
 	t.Helper()
 	var b strings.Builder
 	s := NewUIStream(&b, nil)
@@ -45,33 +48,33 @@ func TestUIStreamFrames(t *testing.T) {
 	const done = "[DONE]"
 	tests := []struct {
 		name   string
-		events []Event
+		events []event.Event
 		want   string
 	}{
 		{
 			name:   "start",
-			events: []Event{evStart()},
+			events: []event.Event{evStart()},
 			want: frames(
 				`{"type":"start","messageId":"msg_1","messageMetadata":{"runId":"run_1","chatId":"chat_1","mode":"search","model":"gpt-4o-mini"}}`,
 				`{"type":"start-step"}`, done),
 		},
 		{
 			name:   "start without message id uses the run id",
-			events: []Event{{Type: TypeStart, Start: &Start{RunID: "run_9", Mode: "chat"}}},
+			events: []event.Event{{Type: event.TypeStart, Start: &event.Start{RunID: "run_9", Mode: "chat"}}},
 			want: frames(
 				`{"type":"start","messageId":"run_9","messageMetadata":{"runId":"run_9","mode":"chat"}}`,
 				`{"type":"start-step"}`, done),
 		},
 		{
 			name:   "second start is ignored",
-			events: []Event{evStart(), evStart()},
+			events: []event.Event{evStart(), evStart()},
 			want: frames(
 				`{"type":"start","messageId":"msg_1","messageMetadata":{"runId":"run_1","chatId":"chat_1","mode":"search","model":"gpt-4o-mini"}}`,
 				`{"type":"start-step"}`, done),
 		},
 		{
 			name:   "status has one part per stage",
-			events: []Event{evStatus("rewrite", "Rewriting", ""), evStatus("rewrite", "Rewriting", "new q"), evStatus("read", "", "")},
+			events: []event.Event{evStatus("rewrite", "Rewriting", ""), evStatus("rewrite", "Rewriting", "new q"), evStatus("read", "", "")},
 			want: frames(
 				`{"type":"data-status","id":"status-rewrite","data":{"stage":"rewrite","message":"Rewriting"}}`,
 				`{"type":"data-status","id":"status-rewrite","data":{"stage":"rewrite","message":"Rewriting","detail":"new q"}}`,
@@ -79,10 +82,10 @@ func TestUIStreamFrames(t *testing.T) {
 		},
 		{
 			name: "query started, completed and failed keep the seed shape",
-			events: []Event{
-				evQuery(1, 0, 3, QueryStarted, "a", nil, ""),
-				{Type: TypeQuery, Query: &Query{Query: "a", Index: 0, Total: 3, Status: QueryCompleted, ResultsCount: intp(8), ImagesCount: intp(2), Iteration: 1, Provider: "tavily"}},
-				evQuery(2, 2, 3, QueryError, "c", nil, "timeout"),
+			events: []event.Event{
+				evQuery(1, 0, 3, event.QueryStarted, "a", nil, ""),
+				{Type: event.TypeQuery, Query: &event.Query{Query: "a", Index: 0, Total: 3, Status: event.QueryCompleted, ResultsCount: intp(8), ImagesCount: intp(2), Iteration: 1, Provider: "tavily"}},
+				evQuery(2, 2, 3, event.QueryError, "c", nil, "timeout"),
 			},
 			want: frames(
 				`{"type":"data-query_completion","id":"query-1-0","data":{"query":"a","index":0,"total":3,"status":"started","iteration":1}}`,
@@ -91,17 +94,17 @@ func TestUIStreamFrames(t *testing.T) {
 		},
 		{
 			name:   "zero results are reported, not omitted",
-			events: []Event{evQuery(0, 1, 2, QueryCompleted, "b", intp(0), "")},
+			events: []event.Event{evQuery(0, 1, 2, event.QueryCompleted, "b", intp(0), "")},
 			want: frames(
 				`{"type":"data-query_completion","id":"query-0-1","data":{"query":"b","index":1,"total":2,"status":"completed","resultsCount":0,"iteration":0}}`, done),
 		},
 		{
 			name: "candidate sources are data, cited ones source-url once",
-			events: []Event{
-				{Type: TypeSource, Source: &sova.Source{URL: "https://a.example/", Title: "A", Snippet: "s", Kind: sova.SourceWeb, Favicon: "https://a.example/f.ico"}},
+			events: []event.Event{
+				{Type: event.TypeSource, Source: &sova.Source{URL: "https://a.example/", Title: "A", Snippet: "s", Kind: sova.SourceWeb, Favicon: "https://a.example/f.ico"}},
 				evSource(3, "https://a.example/", "A"),
 				evSource(3, "https://a.example/", "A"),
-				{Type: TypeSource, Source: &sova.Source{Number: 4, URL: "https://b.example/"}},
+				{Type: event.TypeSource, Source: &sova.Source{Number: 4, URL: "https://b.example/"}},
 			},
 			want: frames(
 				`{"type":"data-source","id":"source-https://a.example/","data":{"url":"https://a.example/","title":"A","snippet":"s","kind":"web","favicon":"https://a.example/f.ico"}}`,
@@ -110,7 +113,7 @@ func TestUIStreamFrames(t *testing.T) {
 		},
 		{
 			name:   "pages are updated in place by url",
-			events: []Event{evPage("https://a.example/", PageReading, 0, ""), evPage("https://a.example/", PageRead, 1200, ""), evPage("https://b.example/", PageFailed, 0, "403")},
+			events: []event.Event{evPage("https://a.example/", event.PageReading, 0, ""), evPage("https://a.example/", event.PageRead, 1200, ""), evPage("https://b.example/", event.PageFailed, 0, "403")},
 			want: frames(
 				`{"type":"data-page","id":"page-https://a.example/","data":{"url":"https://a.example/","state":"reading"}}`,
 				`{"type":"data-page","id":"page-https://a.example/","data":{"url":"https://a.example/","state":"read","chars":1200}}`,
@@ -118,7 +121,7 @@ func TestUIStreamFrames(t *testing.T) {
 		},
 		{
 			name:   "text opens once; empty deltas are dropped; no HTML escaping",
-			events: []Event{evText("a <b> & [1]"), evText(""), evText("\n\"c\"")},
+			events: []event.Event{evText("a <b> & [1]"), evText(""), evText("\n\"c\"")},
 			want: frames(
 				`{"type":"text-start","id":"text-0"}`,
 				`{"type":"text-delta","id":"text-0","delta":"a <b> & [1]"}`,
@@ -126,15 +129,15 @@ func TestUIStreamFrames(t *testing.T) {
 		},
 		{
 			name:   "usage is transient",
-			events: []Event{evUsage(10, 5)},
+			events: []event.Event{evUsage(10, 5)},
 			want:   frames(`{"type":"data-usage","data":{"inputTokens":10,"outputTokens":5,"totalTokens":15},"transient":true}`, done),
 		},
 		{
 			name: "mode data",
-			events: []Event{
-				{Type: TypeData, Data: &Data{Name: "extreme_search", ID: "plan", Value: json.RawMessage(`{"kind":"plan","status":{"title":"Plan"}}`)}},
-				{Type: TypeData, Data: &Data{Name: "note", Value: json.RawMessage(`"hi"`), Transient: true}},
-				{Type: TypeData, Data: &Data{Name: "empty"}},
+			events: []event.Event{
+				{Type: event.TypeData, Data: &event.Data{Name: "extreme_search", ID: "plan", Value: json.RawMessage(`{"kind":"plan","status":{"title":"Plan"}}`)}},
+				{Type: event.TypeData, Data: &event.Data{Name: "note", Value: json.RawMessage(`"hi"`), Transient: true}},
+				{Type: event.TypeData, Data: &event.Data{Name: "empty"}},
 			},
 			want: frames(
 				`{"type":"data-extreme_search","id":"plan","data":{"kind":"plan","status":{"title":"Plan"}}}`,
@@ -143,7 +146,7 @@ func TestUIStreamFrames(t *testing.T) {
 		},
 		{
 			name:   "finish closes text and step, adds cited sources, metadata",
-			events: []Event{evStart(), evText("x [1]"), evSource(1, srcGo().URL, srcGo().Title), evFinish(FinishStop, sova.Usage{InputTokens: 7, OutputTokens: 3}, srcGo(), srcBlog())},
+			events: []event.Event{evStart(), evText("x [1]"), evSource(1, srcGo().URL, srcGo().Title), evFinish(event.FinishStop, sova.Usage{InputTokens: 7, OutputTokens: 3}, srcGo(), srcBlog())},
 			want: frames(
 				`{"type":"start","messageId":"msg_1","messageMetadata":{"runId":"run_1","chatId":"chat_1","mode":"search","model":"gpt-4o-mini"}}`,
 				`{"type":"start-step"}`,
@@ -159,7 +162,7 @@ func TestUIStreamFrames(t *testing.T) {
 		},
 		{
 			name:   "finish takes the last usage event when its own is empty; events after finish are dropped",
-			events: []Event{evUsage(4, 1), {Type: TypeFinish, Finish: &Finish{Reason: FinishLength}}, evText("late")},
+			events: []event.Event{evUsage(4, 1), {Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishLength}}, evText("late")},
 			want: frames(
 				`{"type":"data-usage","data":{"inputTokens":4,"outputTokens":1,"totalTokens":5},"transient":true}`,
 				`{"type":"finish","finishReason":"length","messageMetadata":{"finishReason":"length","usage":{"inputTokens":4,"outputTokens":1,"totalTokens":5}}}`, done),
@@ -182,7 +185,7 @@ func TestUIStreamFrames(t *testing.T) {
 		},
 		{
 			name:   "cancelled run aborts and finishes interrupted",
-			events: []Event{evStart(), {Type: TypeFinish, Finish: &Finish{Reason: FinishCancelled}}},
+			events: []event.Event{evStart(), {Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishCancelled}}},
 			want: frames(
 				`{"type":"start","messageId":"msg_1","messageMetadata":{"runId":"run_1","chatId":"chat_1","mode":"search","model":"gpt-4o-mini"}}`,
 				`{"type":"start-step"}`,
@@ -203,13 +206,13 @@ func TestUIStreamFrames(t *testing.T) {
 func TestUIStreamInvalidEvents(t *testing.T) {
 	tests := []struct {
 		name string
-		ev   Event
+		ev   event.Event
 	}{
-		{"status without payload", Event{Type: TypeStatus}},
-		{"data without name", Event{Type: TypeData, Data: &Data{Value: json.RawMessage(`1`)}}},
-		{"data with invalid JSON", Event{Type: TypeData, Data: &Data{Name: "x", Value: json.RawMessage(`{`)}}},
-		{"unknown type", Event{Type: "bogus"}},
-		{"finish without payload", Event{Type: TypeFinish}},
+		{"status without payload", event.Event{Type: event.TypeStatus}},
+		{"data without name", event.Event{Type: event.TypeData, Data: &event.Data{Value: json.RawMessage(`1`)}}},
+		{"data with invalid JSON", event.Event{Type: event.TypeData, Data: &event.Data{Name: "x", Value: json.RawMessage(`{`)}}},
+		{"unknown type", event.Event{Type: "bogus"}},
+		{"finish without payload", event.Event{Type: event.TypeFinish}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -313,14 +316,14 @@ func TestUIStreamConcurrentEmit(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 50; i++ {
 				url := fmt.Sprintf("https://e%d.example/%d", g, i)
-				_ = s.Emit(evPage(url, PageReading, 0, ""))
-				_ = s.Emit(evQuery(1, g, 8, QueryCompleted, "q", intp(i), ""))
+				_ = s.Emit(evPage(url, event.PageReading, 0, ""))
+				_ = s.Emit(evQuery(1, g, 8, event.QueryCompleted, "q", intp(i), ""))
 				_ = s.Emit(evText("t"))
 			}
 		}()
 	}
 	wg.Wait()
-	if err := s.Emit(evFinish(FinishStop, sova.Usage{})); err != nil {
+	if err := s.Emit(evFinish(event.FinishStop, sova.Usage{})); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -350,13 +353,13 @@ func TestUIStreamConcurrentEmit(t *testing.T) {
 
 // TestUIStreamWithAISDK feeds encoded runs to the real AI SDK parser.
 func TestUIStreamWithAISDK(t *testing.T) {
-	var sample Recorder
+	var sample eventtest.Recorder
 	for _, e := range sampleRun() {
 		sample.Emit(e)
 	}
 	tests := []struct {
 		name       string
-		events     []Event
+		events     []event.Event
 		args       []string
 		text       string
 		sourceURLs int
@@ -383,13 +386,13 @@ func TestUIStreamWithAISDK(t *testing.T) {
 		},
 		{
 			name:   "cancelled run",
-			events: []Event{evStart(), evText("so far"), {Type: TypeFinish, Finish: &Finish{Reason: FinishCancelled}}},
+			events: []event.Event{evStart(), evText("so far"), {Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishCancelled}}},
 			text:   "so far",
 			reason: "interrupted",
 		},
 		{
 			name:   "bare finish",
-			events: []Event{{Type: TypeFinish, Finish: &Finish{}}},
+			events: []event.Event{{Type: event.TypeFinish, Finish: &event.Finish{}}},
 			reason: "stop",
 		},
 	}
@@ -456,7 +459,7 @@ func TestUIStreamWithAISDK(t *testing.T) {
 // TestValidatorRejects proves the validator is not a rubber stamp: each
 // broken stream must fail it.
 func TestValidatorRejects(t *testing.T) {
-	good := encodeUI(t, []Event{evStart(), evText("hi"), evFinish(FinishStop, sova.Usage{})})
+	good := encodeUI(t, []event.Event{evStart(), evText("hi"), evFinish(event.FinishStop, sova.Usage{})})
 	tests := []struct {
 		name   string
 		stream string

@@ -1,8 +1,10 @@
-package event
+package wire
 
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/sova-ai/sova/internal/event"
 )
 
 // renderData prints the mode data events people follow live: the deep
@@ -16,7 +18,7 @@ import (
 //	  ✎ agent_1 · item 1: "The bank holiday" — 2 sources
 //	→ Supervisor, call 1/6: continue — gaps in the banking data
 //	    + agent_2: "Deposit figures"
-func (t *Terminal) renderData(line func(...string), d *Data) {
+func (t *Terminal) renderData(line func(...string), d *event.Data) {
 	switch d.Name {
 	case "research_plan":
 		var v struct {

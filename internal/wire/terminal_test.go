@@ -1,16 +1,18 @@
-package event
+package wire
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sova-ai/sova/internal/event"
 )
 
 func TestTerminal(t *testing.T) {
 	tests := []struct {
 		name   string
 		color  bool
-		events []Event
+		events []event.Event
 		want   string
 	}{
 		{
@@ -50,11 +52,11 @@ func TestTerminal(t *testing.T) {
 		},
 		{
 			name: "images, stage detail, long query, usage event, length, no start",
-			events: []Event{
+			events: []event.Event{
 				evStatus("rerank", "Ranking results", "top 5 of 24"),
-				{Type: TypeQuery, Query: &Query{Query: strings.Repeat("a", 130) + "\nb", Index: 0, Total: 1, Status: QueryCompleted, ResultsCount: intp(1200), ImagesCount: intp(3)}},
+				{Type: event.TypeQuery, Query: &event.Query{Query: strings.Repeat("a", 130) + "\nb", Index: 0, Total: 1, Status: event.QueryCompleted, ResultsCount: intp(1200), ImagesCount: intp(3)}},
 				evUsage(100, 20),
-				{Type: TypeFinish, Finish: &Finish{Reason: FinishLength}},
+				{Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishLength}},
 			},
 			want: `→ Ranking results: top 5 of 24
   ✓ [1/1] "` + strings.Repeat("a", 119) + `…" — 1,200 results, 3 images
@@ -63,13 +65,13 @@ func TestTerminal(t *testing.T) {
 		},
 		{
 			name:   "cancelled",
-			events: []Event{{Type: TypeStart, Time: t0(), Start: &Start{Mode: "chat"}}, {Type: TypeFinish, Time: t0().Add(1500 * time.Millisecond), Finish: &Finish{Reason: FinishCancelled}}},
+			events: []event.Event{{Type: event.TypeStart, Time: t0(), Start: &event.Start{Mode: "chat"}}, {Type: event.TypeFinish, Time: t0().Add(1500 * time.Millisecond), Finish: &event.Finish{Reason: event.FinishCancelled}}},
 			want:   "● chat\n⚠ Cancelled in 1.5s\n",
 		},
 		{
 			name:   "colour",
 			color:  true,
-			events: []Event{evQuery(0, 0, 1, QueryCompleted, "q", intp(2), ""), evPage("https://a.example/", PageFailed, 0, "")},
+			events: []event.Event{evQuery(0, 0, 1, event.QueryCompleted, "q", intp(2), ""), evPage("https://a.example/", event.PageFailed, 0, "")},
 			want: "\x1b[32m  ✓ \x1b[0m[1/1] \"q\"\x1b[2m — 2 results (searxng)\x1b[0m\n" +
 				"\x1b[31m  ✗ \x1b[0mfailed https://a.example/\x1b[31m — failed\x1b[0m\n",
 		},

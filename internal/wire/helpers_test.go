@@ -1,4 +1,4 @@
-package event
+package wire
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/event"
 )
 
 // t0 is the start time of the sample runs.
@@ -19,39 +21,39 @@ func intp(n int) *int { return &n }
 
 func at(d time.Duration) time.Time { return t0().Add(d) }
 
-func evStart() Event {
-	return Event{Type: TypeStart, Time: t0(), Start: &Start{RunID: "run_1", ChatID: "chat_1", MessageID: "msg_1", Mode: "search", Model: "gpt-4o-mini"}}
+func evStart() event.Event {
+	return event.Event{Type: event.TypeStart, Time: t0(), Start: &event.Start{RunID: "run_1", ChatID: "chat_1", MessageID: "msg_1", Mode: "search", Model: "gpt-4o-mini"}}
 }
 
-func evStatus(stage, msg, detail string) Event {
-	return Event{Type: TypeStatus, Time: t0(), Status: &Status{Stage: stage, Message: msg, Detail: detail}}
+func evStatus(stage, msg, detail string) event.Event {
+	return event.Event{Type: event.TypeStatus, Time: t0(), Status: &event.Status{Stage: stage, Message: msg, Detail: detail}}
 }
 
-func evQuery(iter, idx, total int, status, q string, results *int, errText string) Event {
-	return Event{Type: TypeQuery, Time: t0(), Query: &Query{Query: q, Index: idx, Total: total, Status: status,
+func evQuery(iter, idx, total int, status, q string, results *int, errText string) event.Event {
+	return event.Event{Type: event.TypeQuery, Time: t0(), Query: &event.Query{Query: q, Index: idx, Total: total, Status: status,
 		ResultsCount: results, Error: errText, Iteration: iter, Provider: "searxng"}}
 }
 
-func evSource(n int, url, title string) Event {
-	return Event{Type: TypeSource, Time: t0(), Source: &sova.Source{Number: n, URL: url, Title: title, Kind: sova.SourceWeb}}
+func evSource(n int, url, title string) event.Event {
+	return event.Event{Type: event.TypeSource, Time: t0(), Source: &sova.Source{Number: n, URL: url, Title: title, Kind: sova.SourceWeb}}
 }
 
-func evPage(url, state string, chars int, errText string) Event {
-	return Event{Type: TypePage, Time: t0(), Page: &Page{URL: url, State: state, Chars: chars, Error: errText}}
+func evPage(url, state string, chars int, errText string) event.Event {
+	return event.Event{Type: event.TypePage, Time: t0(), Page: &event.Page{URL: url, State: state, Chars: chars, Error: errText}}
 }
 
-func evText(s string) Event { return Event{Type: TypeTextDelta, Time: t0(), Text: s} }
+func evText(s string) event.Event { return event.Event{Type: event.TypeTextDelta, Time: t0(), Text: s} }
 
-func evUsage(in, out int) Event {
-	return Event{Type: TypeUsage, Time: t0(), Usage: &sova.Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}}
+func evUsage(in, out int) event.Event {
+	return event.Event{Type: event.TypeUsage, Time: t0(), Usage: &sova.Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}}
 }
 
-func evError(msg, code string) Event {
-	return Event{Type: TypeError, Time: t0(), Error: &Error{Message: msg, Code: code}}
+func evError(msg, code string) event.Event {
+	return event.Event{Type: event.TypeError, Time: t0(), Error: &event.Error{Message: msg, Code: code}}
 }
 
-func evFinish(reason string, u sova.Usage, sources ...sova.Source) Event {
-	return Event{Type: TypeFinish, Time: at(4200 * time.Millisecond), Finish: &Finish{Reason: reason, Usage: u, Sources: sources, Model: "gpt-4o-mini"}}
+func evFinish(reason string, u sova.Usage, sources ...sova.Source) event.Event {
+	return event.Event{Type: event.TypeFinish, Time: at(4200 * time.Millisecond), Finish: &event.Finish{Reason: reason, Usage: u, Sources: sources, Model: "gpt-4o-mini"}}
 }
 
 func srcGo() sova.Source {
@@ -65,28 +67,28 @@ func srcBlog() sova.Source {
 // sampleRun is a realistic search run: rewrite, two search iterations with
 // a failed provider call, candidate sources, pages read and failed, an
 // answer with citation markers, cited sources, usage and finish.
-func sampleRun() []Event {
-	return []Event{
+func sampleRun() []event.Event {
+	return []event.Event{
 		evStart(),
 		evStatus("rewrite", "Rewriting the query", ""),
 		evStatus("rewrite", "Rewriting the query", "go generics tutorial"),
 		evStatus("search", "Searching the web", ""),
-		evQuery(1, 0, 2, QueryStarted, "go generics tutorial", nil, ""),
-		evQuery(1, 1, 2, QueryStarted, "golang type parameters", nil, ""),
-		evQuery(1, 0, 2, QueryCompleted, "go generics tutorial", intp(8), ""),
-		evQuery(1, 1, 2, QueryError, "golang type parameters", nil, "timeout after 10s"),
+		evQuery(1, 0, 2, event.QueryStarted, "go generics tutorial", nil, ""),
+		evQuery(1, 1, 2, event.QueryStarted, "golang type parameters", nil, ""),
+		evQuery(1, 0, 2, event.QueryCompleted, "go generics tutorial", intp(8), ""),
+		evQuery(1, 1, 2, event.QueryError, "golang type parameters", nil, "timeout after 10s"),
 		evSource(0, srcGo().URL, srcGo().Title),
 		evSource(0, srcBlog().URL, srcBlog().Title),
 		evSource(0, "https://example.com/spam", "Spam"),
-		evQuery(2, 0, 1, QueryStarted, "go generics constraints", nil, ""),
-		evQuery(2, 0, 1, QueryCompleted, "go generics constraints", intp(1), ""),
+		evQuery(2, 0, 1, event.QueryStarted, "go generics constraints", nil, ""),
+		evQuery(2, 0, 1, event.QueryCompleted, "go generics constraints", intp(1), ""),
 		evStatus("read", "Reading pages", ""),
-		evPage(srcGo().URL, PageReading, 0, ""),
-		evPage(srcBlog().URL, PageReading, 0, ""),
-		evPage("https://example.com/spam", PageReading, 0, ""),
-		evPage(srcGo().URL, PageRead, 12345, ""),
-		evPage("https://example.com/spam", PageFailed, 0, "403 Forbidden"),
-		evPage(srcBlog().URL, PageRead, 8000, ""),
+		evPage(srcGo().URL, event.PageReading, 0, ""),
+		evPage(srcBlog().URL, event.PageReading, 0, ""),
+		evPage("https://example.com/spam", event.PageReading, 0, ""),
+		evPage(srcGo().URL, event.PageRead, 12345, ""),
+		evPage("https://example.com/spam", event.PageFailed, 0, "403 Forbidden"),
+		evPage(srcBlog().URL, event.PageRead, 8000, ""),
 		evStatus("synthesize", "Writing the answer", ""),
 		evText("Go added generics in 1.18 [1]. "),
 		evText("Type parameters <T any> are constrained by interfaces [2]."),
@@ -94,20 +96,20 @@ func sampleRun() []Event {
 		evSource(1, srcGo().URL, srcGo().Title),
 		evSource(2, srcBlog().URL, srcBlog().Title),
 		evUsage(3000, 456),
-		evFinish(FinishStop, sova.Usage{InputTokens: 3000, OutputTokens: 456, TotalTokens: 3456}, srcGo(), srcBlog()),
+		evFinish(event.FinishStop, sova.Usage{InputTokens: 3000, OutputTokens: 456, TotalTokens: 3456}, srcGo(), srcBlog()),
 	}
 }
 
 // errorRun fails after it began to answer.
-func errorRun() []Event {
-	return []Event{
+func errorRun() []event.Event {
+	return []event.Event{
 		evStart(),
 		evStatus("search", "Searching the web", ""),
-		evQuery(1, 0, 1, QueryStarted, "q", nil, ""),
-		evQuery(1, 0, 1, QueryError, "q", nil, "connection refused"),
+		evQuery(1, 0, 1, event.QueryStarted, "q", nil, ""),
+		evQuery(1, 0, 1, event.QueryError, "q", nil, "connection refused"),
 		evText("Partial"),
 		evError("model endpoint returned 503", "llm_unavailable"),
-		evFinish(FinishError, sova.Usage{InputTokens: 10, OutputTokens: 2}),
+		evFinish(event.FinishError, sova.Usage{InputTokens: 10, OutputTokens: 2}),
 	}
 }
 

@@ -1,4 +1,4 @@
-package event
+package wire
 
 import (
 	"bytes"
@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/sova-ai/sova/internal/event"
 )
 
 // Errors of encoders. errors.Is tells them apart: an invalid event is
 // skipped and the stream goes on; after a write error the stream is dead.
 var (
-	ErrClosed       = errors.New("event: encoder closed")
-	ErrInvalidEvent = errors.New("event: invalid event")
+	ErrClosed       = errors.New("wire: encoder closed")
+	ErrInvalidEvent = errors.New("wire: invalid event")
 )
 
 // invalid marks an encoding error as ErrInvalidEvent.
@@ -23,7 +25,7 @@ func invalid(err error) error {
 
 // Encoder is what every wire encoder in this package implements.
 type Encoder interface {
-	Emit(Event) error
+	Emit(event.Event) error
 	Close() error
 }
 

@@ -1,4 +1,4 @@
-package event
+package wire
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/event"
 )
 
 // OpenAI object names.
@@ -119,7 +121,7 @@ func OpenAIUsage(u sova.Usage) CompletionUsage {
 // view, so both map to "stop". OpenAI reasons pass through unchanged.
 func OpenAIFinishReason(reason string) string {
 	switch reason {
-	case FinishLength:
+	case event.FinishLength:
 		return "length"
 	case "content_filter", "tool_calls", "function_call":
 		return reason
@@ -219,7 +221,7 @@ func NewChunkStream(w io.Writer, flush func(), id, model string, created time.Ti
 var _ Encoder = (*ChunkStream)(nil)
 
 // Emit encodes one event. It is safe for concurrent use.
-func (s *ChunkStream) Emit(e Event) error {
+func (s *ChunkStream) Emit(e event.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -267,14 +269,14 @@ func (s *ChunkStream) role() error {
 	return nil
 }
 
-func (s *ChunkStream) encode(e Event) error {
+func (s *ChunkStream) encode(e event.Event) error {
 	switch e.Type {
-	case TypeStart:
+	case event.TypeStart:
 		// The role chunk goes out at once so the client sees the first byte
 		// before search and reading take their time.
 		return s.role()
 
-	case TypeTextDelta:
+	case event.TypeTextDelta:
 		if e.Text == "" {
 			return nil
 		}
@@ -284,13 +286,13 @@ func (s *ChunkStream) encode(e Event) error {
 		text := e.Text
 		return s.out.data(s.chunk(ChunkDelta{Content: &text}, nil))
 
-	case TypeUsage:
+	case event.TypeUsage:
 		if e.Usage != nil {
 			s.lastUsage = *e.Usage
 		}
 		return nil
 
-	case TypeError:
+	case event.TypeError:
 		msg, code := "run failed", (*string)(nil)
 		if e.Error != nil {
 			if e.Error.Message != "" {
@@ -303,12 +305,12 @@ func (s *ChunkStream) encode(e Event) error {
 		}
 		return s.fail(msg, code)
 
-	case TypeFinish:
+	case event.TypeFinish:
 		if e.Finish == nil {
 			return errMissing(e.Type)
 		}
 		f := e.Finish
-		if f.Reason == FinishError {
+		if f.Reason == event.FinishError {
 			// A failed run without an Error event still must not look
 			// like a normal answer to the client.
 			return s.fail("run failed", nil)
@@ -336,13 +338,13 @@ func (s *ChunkStream) encode(e Event) error {
 		s.finished = true
 		return nil
 
-	case TypeToolCall:
+	case event.TypeToolCall:
 		tc := e.ToolCall
 		if tc == nil {
 			return errMissing(e.Type)
 		}
 		if tc.ID == "" || tc.Name == "" {
-			return errors.New("event: tool call without id or name")
+			return errors.New("wire: tool call without id or name")
 		}
 		if err := s.role(); err != nil {
 			return err
@@ -358,7 +360,7 @@ func (s *ChunkStream) encode(e Event) error {
 		s.toolCalls++
 		return nil
 
-	case TypeToolResult:
+	case event.TypeToolResult:
 		tr := e.ToolResult
 		if tr == nil {
 			return errMissing(e.Type)
@@ -376,7 +378,7 @@ func (s *ChunkStream) encode(e Event) error {
 		text = strings.TrimRight(text, "\n") + "\n\n"
 		return s.out.data(s.chunk(ChunkDelta{Content: &text}, nil))
 
-	case TypeStatus, TypeQuery, TypeSource, TypePage, TypeData:
+	case event.TypeStatus, event.TypeQuery, event.TypeSource, event.TypePage, event.TypeData:
 		if s.mirror == nil {
 			return nil
 		}

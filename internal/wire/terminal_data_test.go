@@ -1,18 +1,20 @@
-package event
+package wire
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/sova-ai/sova/internal/event"
 )
 
 func TestTerminalResearchData(t *testing.T) {
-	data := func(name, value string) Event {
-		return Event{Type: TypeData, Time: t0(), Data: &Data{Name: name, ID: "x", Value: json.RawMessage(value)}}
+	data := func(name, value string) event.Event {
+		return event.Event{Type: event.TypeData, Time: t0(), Data: &event.Data{Name: name, ID: "x", Value: json.RawMessage(value)}}
 	}
 	tests := []struct {
 		name  string
-		event Event
+		event event.Event
 		want  string
 	}{
 		{"plan", data("research_plan", `{"goal":"Explain the 1930s economy","revision":0,"themes":[{"title":"Banking","tasks":[{"title":"Bank holiday"},{"title":"Deposits"}]}]}`),

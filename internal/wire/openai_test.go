@@ -1,4 +1,4 @@
-package event
+package wire
 
 import (
 	"encoding/json"
@@ -8,9 +8,12 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/event/eventtest"
 )
 
-func encodeChunks(t *testing.T, includeUsage bool, events []Event, opts ...ChunkOption) string {
+func encodeChunks(t *testing.T, includeUsage bool, events []event.Event, opts ...ChunkOption) string {
 	t.Helper()
 	var b strings.Builder
 	s := NewChunkStream(&b, nil, "chatcmpl-run_1", "run_1", time.Unix(1700000000, 0), includeUsage, opts...)
@@ -43,7 +46,7 @@ func TestChunkStreamFrames(t *testing.T) {
 		name         string
 		includeUsage bool
 		opts         []ChunkOption
-		events       []Event
+		events       []event.Event
 		want         string
 	}{
 		{
@@ -58,20 +61,20 @@ func TestChunkStreamFrames(t *testing.T) {
 		{
 			name:         "usage chunk has empty choices",
 			includeUsage: true,
-			events:       []Event{evStart(), evText("hi"), evFinish(FinishStop, sova.Usage{InputTokens: 3000, OutputTokens: 456})},
+			events:       []event.Event{evStart(), evText("hi"), evFinish(event.FinishStop, sova.Usage{InputTokens: 3000, OutputTokens: 456})},
 			want: frames(role, content(`"hi"`), stop,
 				head+`[],"usage":{"prompt_tokens":3000,"completion_tokens":456,"total_tokens":3456}}`, done),
 		},
 		{
 			name:         "usage falls back to the last usage event; length",
 			includeUsage: true,
-			events:       []Event{evText("a"), evUsage(5, 6), {Type: TypeFinish, Finish: &Finish{Reason: FinishLength}}},
+			events:       []event.Event{evText("a"), evUsage(5, 6), {Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishLength}}},
 			want: frames(role, content(`"a"`), length,
 				head+`[],"usage":{"prompt_tokens":5,"completion_tokens":6,"total_tokens":11}}`, done),
 		},
 		{
 			name:   "cancelled maps to stop",
-			events: []Event{evStart(), {Type: TypeFinish, Finish: &Finish{Reason: FinishCancelled}}},
+			events: []event.Event{evStart(), {Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishCancelled}}},
 			want:   frames(role, stop, done),
 		},
 		{
@@ -83,13 +86,13 @@ func TestChunkStreamFrames(t *testing.T) {
 		},
 		{
 			name:   "finish with reason error and no error event",
-			events: []Event{evStart(), {Type: TypeFinish, Finish: &Finish{Reason: FinishError}}},
+			events: []event.Event{evStart(), {Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishError}}},
 			want:   frames(role, `{"error":{"message":"run failed","type":"server_error","code":null}}`, done),
 		},
 		{
 			name:   "progress mirrored as reasoning",
 			opts:   []ChunkOption{WithProgress(ProgressReasoning)},
-			events: []Event{evStart(), evStatus("search", "Searching the web", ""), evQuery(1, 0, 2, QueryCompleted, "go", intp(8), ""), evSource(0, "https://a.example/", "A"), evText("x"), evFinish(FinishStop, sova.Usage{})},
+			events: []event.Event{evStart(), evStatus("search", "Searching the web", ""), evQuery(1, 0, 2, event.QueryCompleted, "go", intp(8), ""), evSource(0, "https://a.example/", "A"), evText("x"), evFinish(event.FinishStop, sova.Usage{})},
 			want: frames(role,
 				reasoning(`"→ Searching the web\n"`),
 				reasoning(`"  ✓ [1/2] \"go\" — 8 results (searxng)\n"`),
@@ -112,7 +115,7 @@ func TestChunkStreamFrames(t *testing.T) {
 // TestChunkStreamDecodes reassembles a stream the way an OpenAI client
 // does: concatenated content equals the answer.
 func TestChunkStreamDecodes(t *testing.T) {
-	var rec Recorder
+	var rec eventtest.Recorder
 	for _, e := range sampleRun() {
 		rec.Emit(e)
 	}
@@ -178,9 +181,9 @@ func TestCompletion(t *testing.T) {
 		usage        sova.Usage
 		wantUsage    CompletionUsage
 	}{
-		{FinishStop, "stop", sova.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}, CompletionUsage{10, 5, 15}},
-		{FinishLength, "length", sova.Usage{InputTokens: 1, OutputTokens: 2}, CompletionUsage{1, 2, 3}},
-		{FinishCancelled, "stop", sova.Usage{}, CompletionUsage{}},
+		{event.FinishStop, "stop", sova.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}, CompletionUsage{10, 5, 15}},
+		{event.FinishLength, "length", sova.Usage{InputTokens: 1, OutputTokens: 2}, CompletionUsage{1, 2, 3}},
+		{event.FinishCancelled, "stop", sova.Usage{}, CompletionUsage{}},
 		{"", "stop", sova.Usage{}, CompletionUsage{}},
 		{"content_filter", "content_filter", sova.Usage{}, CompletionUsage{}},
 	}

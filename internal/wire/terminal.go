@@ -1,4 +1,4 @@
-package event
+package wire
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/event"
 )
 
 // ANSI styles. Only used when colour is on.
@@ -55,7 +57,7 @@ func NewTerminal(w io.Writer, color bool) *Terminal {
 // Emit renders one event; events that concern no person (text, sources,
 // mode data other than deep research's) print nothing. Safe for
 // concurrent use.
-func (t *Terminal) Emit(e Event) error {
+func (t *Terminal) Emit(e event.Event) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -87,7 +89,7 @@ func (t *Terminal) style(code, s string) string {
 	return code + s + ansiReset
 }
 
-func (t *Terminal) render(b *bytes.Buffer, e Event) {
+func (t *Terminal) render(b *bytes.Buffer, e event.Event) {
 	line := func(parts ...string) {
 		for _, p := range parts {
 			b.WriteString(p)
@@ -95,7 +97,7 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 		b.WriteByte('\n')
 	}
 	switch e.Type {
-	case TypeStart:
+	case event.TypeStart:
 		if e.Start == nil {
 			return
 		}
@@ -108,7 +110,7 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 			line(t.style(ansiDim, "● "+desc))
 		}
 
-	case TypeStatus:
+	case event.TypeStatus:
 		st := e.Status
 		if st == nil {
 			return
@@ -126,16 +128,16 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 			line(t.style(ansiCyan, "→ "), t.style(ansiBold, msg))
 		}
 
-	case TypeQuery:
+	case event.TypeQuery:
 		q := e.Query
 		if q == nil {
 			return
 		}
 		head := "[" + strconv.Itoa(q.Index+1) + "/" + strconv.Itoa(q.Total) + "] " + quote(clip(q.Query, 120))
 		switch q.Status {
-		case QueryStarted:
+		case event.QueryStarted:
 			line(t.style(ansiDim, "  ⟳ "+head))
-		case QueryCompleted:
+		case event.QueryCompleted:
 			tail := " — " + plural(derefInt(q.ResultsCount), "result")
 			if n := derefInt(q.ImagesCount); n > 0 {
 				tail += ", " + plural(n, "image")
@@ -144,7 +146,7 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 				tail += " (" + q.Provider + ")"
 			}
 			line(t.style(ansiGreen, "  ✓ "), head, t.style(ansiDim, tail))
-		case QueryError:
+		case event.QueryError:
 			why := q.Error
 			if why == "" {
 				why = "failed"
@@ -155,18 +157,18 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 			line(t.style(ansiRed, "  ✗ "), head, t.style(ansiRed, " — "+clip(why, 200)))
 		}
 
-	case TypePage:
+	case event.TypePage:
 		p := e.Page
 		if p == nil {
 			return
 		}
 		u := clip(p.URL, 100)
 		switch p.State {
-		case PageReading:
+		case event.PageReading:
 			line(t.style(ansiDim, "  ⟳ reading "+u))
-		case PageRead:
+		case event.PageRead:
 			line(t.style(ansiGreen, "  ✓ "), "read ", u, t.style(ansiDim, " — "+thousands(p.Chars)+" chars"))
-		case PageFailed:
+		case event.PageFailed:
 			why := p.Error
 			if why == "" {
 				why = "failed"
@@ -174,7 +176,7 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 			line(t.style(ansiRed, "  ✗ "), "failed ", u, t.style(ansiRed, " — "+clip(why, 200)))
 		}
 
-	case TypeToolCall:
+	case event.TypeToolCall:
 		tc := e.ToolCall
 		if tc == nil {
 			return
@@ -188,7 +190,7 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 		}
 		line(t.style(ansiCyan, "⚙ "), clip(what, 200))
 
-	case TypeToolResult:
+	case event.TypeToolResult:
 		tr := e.ToolResult
 		if tr == nil {
 			return
@@ -201,17 +203,17 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 			line(t.style(ansiGreen, "  ✓ "), tr.Name, t.style(ansiDim, ": "+clip(first, 160)))
 		}
 
-	case TypeData:
+	case event.TypeData:
 		if e.Data != nil {
 			t.renderData(line, e.Data)
 		}
 
-	case TypeUsage:
+	case event.TypeUsage:
 		if e.Usage != nil {
 			t.usage = *e.Usage
 		}
 
-	case TypeError:
+	case event.TypeError:
 		if e.Error == nil {
 			return
 		}
@@ -221,7 +223,7 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 		}
 		line(t.style(ansiRed, "✗ Error: "+msg))
 
-	case TypeFinish:
+	case event.TypeFinish:
 		f := e.Finish
 		if f == nil {
 			return
@@ -236,11 +238,11 @@ func (t *Terminal) render(b *bytes.Buffer, e Event) {
 		}
 		var head string
 		switch f.Reason {
-		case FinishLength:
+		case event.FinishLength:
 			head = t.style(ansiYellow, "⚠ Stopped at the length limit")
-		case FinishCancelled:
+		case event.FinishCancelled:
 			head = t.style(ansiYellow, "⚠ Cancelled")
-		case FinishError:
+		case event.FinishError:
 			head = t.style(ansiRed, "✗ Failed")
 		default:
 			head = t.style(ansiGreen, "✓ Done")

@@ -1,4 +1,4 @@
-package event
+package wire
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/event"
 )
 
 // UI message stream protocol headers (AI SDK UI_MESSAGE_STREAM_HEADERS).
@@ -191,13 +193,13 @@ type (
 // means there.
 func UIFinishReason(reason string) string {
 	switch reason {
-	case FinishStop, "":
+	case event.FinishStop, "":
 		return "stop"
-	case FinishLength:
+	case event.FinishLength:
 		return "length"
-	case FinishError:
+	case event.FinishError:
 		return "error"
-	case FinishCancelled:
+	case event.FinishCancelled:
 		return "interrupted"
 	default:
 		return "other"
@@ -206,7 +208,7 @@ func UIFinishReason(reason string) string {
 
 // Emit encodes one event. It is safe for concurrent use; frames of one
 // event are written together.
-func (s *UIStream) Emit(e Event) error {
+func (s *UIStream) Emit(e event.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -249,9 +251,9 @@ func (s *UIStream) Close() error {
 	return s.out.send()
 }
 
-func (s *UIStream) encode(e Event) error {
+func (s *UIStream) encode(e event.Event) error {
 	switch e.Type {
-	case TypeStart:
+	case event.TypeStart:
 		if e.Start == nil {
 			return errMissing(e.Type)
 		}
@@ -273,7 +275,7 @@ func (s *UIStream) encode(e Event) error {
 		s.started = true
 		return s.startStep()
 
-	case TypeStatus:
+	case event.TypeStatus:
 		if e.Status == nil {
 			return errMissing(e.Type)
 		}
@@ -285,7 +287,7 @@ func (s *UIStream) encode(e Event) error {
 		return s.out.data(uiData{Type: "data-status", ID: "status-" + st.Stage,
 			Data: statusData{Stage: st.Stage, Message: msg, Detail: st.Detail}})
 
-	case TypeQuery:
+	case event.TypeQuery:
 		if e.Query == nil {
 			return errMissing(e.Type)
 		}
@@ -297,7 +299,7 @@ func (s *UIStream) encode(e Event) error {
 				ResultsCount: q.ResultsCount, ImagesCount: q.ImagesCount, Error: q.Error, Iteration: q.Iteration},
 		})
 
-	case TypeSource:
+	case event.TypeSource:
 		if e.Source == nil {
 			return errMissing(e.Type)
 		}
@@ -306,13 +308,13 @@ func (s *UIStream) encode(e Event) error {
 		}
 		return s.out.data(uiData{Type: "data-source", ID: "source-" + e.Source.URL, Data: e.Source})
 
-	case TypePage:
+	case event.TypePage:
 		if e.Page == nil {
 			return errMissing(e.Type)
 		}
 		return s.out.data(uiData{Type: "data-page", ID: "page-" + e.Page.URL, Data: e.Page})
 
-	case TypeTextDelta:
+	case event.TypeTextDelta:
 		if e.Text == "" {
 			return nil // an empty delta changes nothing
 		}
@@ -327,20 +329,20 @@ func (s *UIStream) encode(e Event) error {
 		}
 		return s.out.data(uiTextDelta{Type: "text-delta", ID: s.textID, Delta: e.Text})
 
-	case TypeUsage:
+	case event.TypeUsage:
 		if e.Usage == nil {
 			return errMissing(e.Type)
 		}
 		s.lastUsage = *e.Usage
 		return s.out.data(uiData{Type: "data-usage", Data: e.Usage, Transient: true})
 
-	case TypeData:
+	case event.TypeData:
 		d := e.Data
 		if d == nil {
 			return errMissing(e.Type)
 		}
 		if d.Name == "" {
-			return errors.New("event: data event without a name")
+			return errors.New("wire: data event without a name")
 		}
 		var v any = d.Value
 		if len(d.Value) == 0 {
@@ -348,13 +350,13 @@ func (s *UIStream) encode(e Event) error {
 		}
 		return s.out.data(uiData{Type: "data-" + d.Name, ID: d.ID, Data: v, Transient: d.Transient})
 
-	case TypeToolCall:
+	case event.TypeToolCall:
 		tc := e.ToolCall
 		if tc == nil {
 			return errMissing(e.Type)
 		}
 		if tc.ID == "" || tc.Name == "" {
-			return errors.New("event: tool call without id or name")
+			return errors.New("wire: tool call without id or name")
 		}
 		var input any = map[string]any{}
 		if len(tc.Input) > 0 {
@@ -367,13 +369,13 @@ func (s *UIStream) encode(e Event) error {
 		s.tools[tc.ID] = true
 		return nil
 
-	case TypeToolResult:
+	case event.TypeToolResult:
 		tr := e.ToolResult
 		if tr == nil {
 			return errMissing(e.Type)
 		}
 		if !s.tools[tr.ID] {
-			return errors.New("event: tool result for call " + strconv.Quote(tr.ID) + ", which was not sent")
+			return errors.New("wire: tool result for call " + strconv.Quote(tr.ID) + ", which was not sent")
 		}
 		if tr.Error != "" {
 			return s.out.data(uiToolError{Type: "tool-output-error", ToolCallID: tr.ID, ErrorText: tr.Error, ProviderExecuted: true})
@@ -384,7 +386,7 @@ func (s *UIStream) encode(e Event) error {
 		}
 		return s.out.data(uiToolOutput{Type: "tool-output-available", ToolCallID: tr.ID, Output: output, ProviderExecuted: true})
 
-	case TypeError:
+	case event.TypeError:
 		if e.Error == nil {
 			return errMissing(e.Type)
 		}
@@ -394,14 +396,14 @@ func (s *UIStream) encode(e Event) error {
 		}
 		return s.out.data(uiError{Type: "error", ErrorText: msg})
 
-	case TypeFinish:
+	case event.TypeFinish:
 		if e.Finish == nil {
 			return errMissing(e.Type)
 		}
 		return s.finish(*e.Finish)
 
 	default:
-		return errors.New("event: unknown event type " + strconv.Quote(string(e.Type)))
+		return errors.New("wire: unknown event type " + strconv.Quote(string(e.Type)))
 	}
 }
 
@@ -425,7 +427,7 @@ func (s *UIStream) citedSource(src sova.Source) error {
 	return nil
 }
 
-func (s *UIStream) finish(f Finish) error {
+func (s *UIStream) finish(f event.Finish) error {
 	if s.textOpen {
 		if err := s.out.data(uiText{Type: "text-end", ID: s.textID}); err != nil {
 			return err
@@ -439,8 +441,8 @@ func (s *UIStream) finish(f Finish) error {
 			}
 		}
 	}
-	if f.Reason == FinishCancelled {
-		if err := s.out.data(uiAbort{Type: "abort", Reason: FinishCancelled}); err != nil {
+	if f.Reason == event.FinishCancelled {
+		if err := s.out.data(uiAbort{Type: "abort", Reason: event.FinishCancelled}); err != nil {
 			return err
 		}
 	}
@@ -457,7 +459,7 @@ func (s *UIStream) finish(f Finish) error {
 	usage = usage.WithTotal()
 	reason := f.Reason
 	if reason == "" {
-		reason = FinishStop
+		reason = event.FinishStop
 	}
 	if err := s.out.data(uiFinish{
 		Type:         "finish",
@@ -472,8 +474,8 @@ func (s *UIStream) finish(f Finish) error {
 	return nil
 }
 
-func errMissing(t Type) error {
-	return errors.New("event: " + string(t) + " event without its payload")
+func errMissing(t event.Type) error {
+	return errors.New("wire: " + string(t) + " event without its payload")
 }
 
 var _ Encoder = (*UIStream)(nil)

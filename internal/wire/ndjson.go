@@ -1,10 +1,12 @@
-package event
+package wire
 
 import (
 	"bytes"
 	"encoding/json"
 	"io"
 	"sync"
+
+	"github.com/sova-ai/sova/internal/event"
 )
 
 // NDJSON writes each event as one JSON object per line (`sova ask --json`,
@@ -26,7 +28,7 @@ func NewNDJSON(w io.Writer, flush func()) *NDJSON {
 var _ Encoder = (*NDJSON)(nil)
 
 // Emit writes one line. It is safe for concurrent use.
-func (n *NDJSON) Emit(e Event) error {
+func (n *NDJSON) Emit(e event.Event) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // read by programs; keep text as it is
