@@ -11,7 +11,7 @@ import (
 // guarded serves e's app again with the access settings of opt.
 func guarded(t *testing.T, e *env, opt server.Options) *env {
 	t.Helper()
-	opt.Service, opt.Store, opt.Version = e.app.Service, e.app.Store, "test"
+	opt.Service, opt.Store, opt.Auth, opt.Version = e.app.Service, e.app.Store, testAuth(e.app), "test"
 	srv := httptest.NewServer(server.New(opt))
 	t.Cleanup(srv.Close)
 	c := *e
