@@ -1,0 +1,100 @@
+// Package apitest runs local fakes of third-party APIs for the provider
+// packages' tests: an httptest server that answers with scripted replies
+// and records every request it received.
+package apitest
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Reply is one scripted answer.
+type Reply struct {
+	Status int               // 0 means 200
+	Body   string            // the answer body
+	Header map[string]string // extra headers; Content-Type defaults to JSON
+	Delay  time.Duration     // wait before answering (ends early when the client gives up)
+}
+
+// Request is what the server saw of one request.
+type Request struct {
+	Method string
+	Path   string
+	Query  url.Values
+	Header http.Header
+	Body   []byte
+}
+
+// Server is a fake API.
+type Server struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []Request
+}
+
+// New starts a server that answers each request with route(r); it is closed
+// when the test ends.
+func New(t testing.TB, route func(r *http.Request) Reply) *Server {
+	t.Helper()
+	s := &Server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.reqs = append(s.reqs, Request{
+			Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(),
+			Header: r.Header.Clone(), Body: body,
+		})
+		s.mu.Unlock()
+
+		rep := route(r)
+		if rep.Delay > 0 {
+			select {
+			case <-time.After(rep.Delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		for k, v := range rep.Header {
+			w.Header().Set(k, v)
+		}
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		}
+		if rep.Status == 0 {
+			rep.Status = http.StatusOK
+		}
+		w.WriteHeader(rep.Status)
+		_, _ = io.WriteString(w, rep.Body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Always returns a route that answers every request with rep.
+func Always(rep Reply) func(*http.Request) Reply {
+	return func(*http.Request) Reply { return rep }
+}
+
+// Requests returns the requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Fixture returns the content of testdata/name.
+func Fixture(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatalf("fixture: %v", err)
+	}
+	return string(b)
+}
