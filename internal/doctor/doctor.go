@@ -176,7 +176,7 @@ func AtStart(ctx context.Context, cfg *config.Config, logger *slog.Logger, opts 
 	r := NewReport(checks)
 	failed := r.Failed()
 	if len(failed) == 0 {
-		logger.Debug("model endpoint checked", "endpoint", cfg.LLMBaseURL, "model", cfg.Model, "fast_model", cfg.FastModel)
+		logger.Debug("model endpoint checked", "endpoint", redactURL(cfg.LLMBaseURL), "model", cfg.Model, "fast_model", cfg.FastModel)
 		return
 	}
 	var problems, fixes []string

@@ -372,3 +372,17 @@ func TestFirstRunWithoutKey(t *testing.T) {
 		t.Errorf("another endpoint: %s", got)
 	}
 }
+
+// Without SOVA_FAST_MODEL the fast model is the main one: one line says
+// whether it is served, the other refers to it.
+func TestFastModelSameAsMain(t *testing.T) {
+	s := newSetup(t)
+	r := doctor.NewReport(doctor.Model(context.Background(), s.config(t, "SOVA_FAST_MODEL", ""), opts))
+	if got := find(t, r, doctor.CheckFastModel).Line(); !r.OK || got != "✓ fast model: same as the main model" {
+		t.Errorf("fast model: %s\n%s", got, text(t, r))
+	}
+	r = doctor.NewReport(doctor.Model(context.Background(), s.config(t, "SOVA_MODEL", "gpt-9", "SOVA_FAST_MODEL", ""), opts))
+	if got := find(t, r, doctor.CheckFastModel).Line(); len(r.Failed()) != 1 || got != "– fast model: not checked: same as the main model" {
+		t.Errorf("fast model: %s\n%s", got, text(t, r))
+	}
+}

@@ -105,8 +105,12 @@ func Model(ctx context.Context, cfg *config.Config, opts Options) []Check {
 	names := []string{cfg.Model, cfg.FastModel, cfg.FallbackModel}
 	for i := range models {
 		models[i] = modelServed(models[i], names[i], vars[i], ids)
-		if i == 1 && cfg.FastModel == cfg.Model {
-			models[i].Detail += " (the main model)"
+	}
+	if cfg.FastModel == cfg.Model {
+		// One model for both: its line says it all.
+		models[1].Detail, models[1].Fix = "same as the main model", ""
+		if models[0].Status != OK {
+			models[1].Status, models[1].Detail = Skip, "not checked: same as the main model"
 		}
 	}
 	return append([]Check{endpoint, key}, models...)
