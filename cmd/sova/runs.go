@@ -17,17 +17,17 @@ import (
 func newRuns() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "Inspect runs: their state, workspace files and reports",
+		Short: "List and inspect runs: their state, workspace files and reports",
 	}
 	show := &cobra.Command{
 		Use:   "show ID",
-		Short: "Print a run's state",
+		Short: "Print a run's state (for a chat's id: its latest run)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				r, err := st.GetRun(cmd.Context(), userID(cmd.Context()), args[0])
+				r, err := findRun(cmd.Context(), st, args[0])
 				if err != nil {
-					return fmt.Errorf("run %s: %w", args[0], err)
+					return err
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintf(tw, "id\t%s\nmode\t%s\nstate\t%s\nchat\t%s\nquestion\t%s\ncreated\t%s\nupdated\t%s\nevents\t%d\n",
@@ -54,9 +54,9 @@ are written under DIR/run-ID/.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				r, err := st.GetRun(cmd.Context(), userID(cmd.Context()), args[0])
+				r, err := findRun(cmd.Context(), st, args[0])
 				if err != nil {
-					return fmt.Errorf("run %s: %w", args[0], err)
+					return err
 				}
 				fs, err := st.RunFiles(cmd.Context(), r.ID)
 				if err != nil {
@@ -99,9 +99,9 @@ are written under DIR/run-ID/.`,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd.Context(), func(st store.Store) error {
-				r, err := st.GetRun(cmd.Context(), userID(cmd.Context()), args[0])
+				r, err := findRun(cmd.Context(), st, args[0])
 				if err != nil {
-					return fmt.Errorf("run %s: %w", args[0], err)
+					return err
 				}
 				if r.State != sova.RunCompleted || r.Report == "" {
 					return fmt.Errorf("run %s has no report (state: %s); reports come with completed research runs", r.ID, r.State)
@@ -119,6 +119,6 @@ are written under DIR/run-ID/.`,
 		},
 	}
 	rep.Flags().StringVar(&pdfOut, "pdf", "", "write the report to this PDF file instead of printing Markdown")
-	cmd.AddCommand(show, files, rep)
+	cmd.AddCommand(newRunsList(cmd), show, files, rep)
 	return cmd
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sova-ai/sova/internal/app"
+	"github.com/sova-ai/sova/internal/doctor"
 	"github.com/sova-ai/sova/internal/server"
 )
 
@@ -70,6 +71,7 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 			}
 			logger.Info("sova ready", "version", versionString(), "model", cfg.Model, "fast_model", cfg.FastModel,
 				"search", cfg.SearchProvider, "data_dir", cfg.DataDir)
+			go doctor.AtStart(ctx, cfg, logger, doctor.Options{}) // warns once, with the fix, when the model endpoint is unusable
 
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()

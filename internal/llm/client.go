@@ -429,6 +429,9 @@ func (k *core) classify(parent, actx context.Context, model string, err error) e
 	if isDecodeError(err) {
 		return &badResponseError{endpoint: k.endpoint, detail: "malformed JSON", err: err}
 	}
+	if reason, fix, ok := permanentNetError(err); ok {
+		return &transportError{endpoint: k.endpoint, err: err, reason: reason, fix: fix}
+	}
 	if isNetworkError(err) {
 		return &transportError{endpoint: k.endpoint, err: err}
 	}

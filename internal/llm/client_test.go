@@ -307,7 +307,8 @@ func TestRetries(t *testing.T) {
 		{"500 then success", []llmtest.Reply{llmtest.Fail(500, "boom"), llmtest.Text("ok")}, "", 2, 0},
 		{"502 and 504 then success", []llmtest.Reply{llmtest.Fail(502, ""), llmtest.Fail(504, ""), llmtest.Text("ok")}, "", 3, 0},
 		{"400 not retried", []llmtest.Reply{llmtest.Fail(400, "messages must not be empty"), llmtest.Text("unused")}, "answered 400 Bad Request", 1, 400},
-		{"404 not retried", []llmtest.Reply{llmtest.FailWith(404, "invalid_request_error", "model_not_found", "The model `x` does not exist"), llmtest.Text("unused")}, "check SOVA_LLM_BASE_URL", 1, 404},
+		{"404 not retried", []llmtest.Reply{llmtest.FailWith(404, "invalid_request_error", "model_not_found", "The model `x` does not exist"), llmtest.Text("unused")}, "does not serve model", 1, 404},
+		{"503 retried", []llmtest.Reply{llmtest.Fail(503, "busy"), llmtest.Text("ok")}, "", 2, 0},
 		{"422 not retried", []llmtest.Reply{llmtest.Fail(422, "bad field"), llmtest.Text("unused")}, "422", 1, 422},
 		{"malformed 200 retried", []llmtest.Reply{{ErrorBody: `{"id": "x", "choices": [`}, llmtest.Text("ok")}, "", 2, 0},
 		{"html 200 retried", []llmtest.Reply{{ErrorBody: `<html>proxy error</html>`}, llmtest.Text("ok")}, "", 2, 0},
@@ -393,7 +394,8 @@ func TestNetworkErrorClosedServer(t *testing.T) {
 	if err == nil {
 		t.Fatal("want error")
 	}
-	for _, want := range []string{"cannot reach model endpoint " + srv.URL(), "giving up after 4 attempts", "SOVA_LLM_BASE_URL"} {
+	// Nothing listens any more: a refused connection is not retried.
+	for _, want := range []string{"the model endpoint " + srv.URL() + " cannot be reached: connection refused", "SOVA_LLM_BASE_URL"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("err %q lacks %q", err, want)
 		}
@@ -617,7 +619,7 @@ func TestAPIErrorMessages(t *testing.T) {
 			"401 openai shape echoing the key",
 			llmtest.FailWith(401, "invalid_request_error", "invalid_api_key", "Incorrect API key provided: "+testKey+"."),
 			401, "invalid_request_error", "invalid_api_key",
-			[]string{"model endpoint ", " answered 401 Unauthorized", "Incorrect API key provided: [redacted]", "check SOVA_LLM_API_KEY"},
+			[]string{"model endpoint ", " answered 401 Unauthorized", "Incorrect API key provided: [redacted]", "set SOVA_LLM_API_KEY"},
 		},
 		{
 			"vllm top-level shape",

@@ -2,6 +2,8 @@ package llm
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,9 +71,11 @@ func (e *APIError) Error() string {
 func (e *APIError) hint() string {
 	switch {
 	case e.StatusCode == http.StatusUnauthorized:
-		return "check SOVA_LLM_API_KEY (or OPENAI_API_KEY)"
+		return "the model endpoint refused the API key: set SOVA_LLM_API_KEY or OPENAI_API_KEY"
 	case e.StatusCode == http.StatusForbidden:
-		return "check SOVA_LLM_API_KEY and that the key may use this model"
+		return "the model endpoint refused the API key for this request: check SOVA_LLM_API_KEY and that the key may use this model"
+	case e.StatusCode == http.StatusNotFound && e.modelNotFound():
+		return fmt.Sprintf("the endpoint does not serve model %q: set SOVA_MODEL or SOVA_FAST_MODEL to a model it lists (sova doctor shows whether they are)", e.Model)
 	case e.StatusCode == http.StatusNotFound:
 		return "check SOVA_LLM_BASE_URL (it usually ends in /v1) and the model name"
 	case e.StatusCode == http.StatusTooManyRequests:
@@ -82,6 +86,20 @@ func (e *APIError) hint() string {
 		return "the model server failed; check its logs"
 	}
 	return ""
+}
+
+// modelNotFound reports whether a 404 says that the model does not exist
+// (OpenAI's model_not_found, Ollama's "model ... not found") rather than
+// that the URL is wrong.
+func (e *APIError) modelNotFound() bool {
+	if e.Model == "" {
+		return false
+	}
+	if strings.Contains(e.Code, "model_not_found") {
+		return true
+	}
+	msg := strings.ToLower(e.Message)
+	return strings.Contains(msg, "model") && (strings.Contains(msg, "not found") || strings.Contains(msg, "does not exist"))
 }
 
 // overloaded reports whether the error says the model is busy rather than
@@ -103,15 +121,23 @@ func (e *APIError) retryable() bool {
 }
 
 // transportError means the endpoint could not be reached or stopped
-// answering; it is always worth a retry.
+// answering. It is worth a retry unless it is permanent.
 type transportError struct {
 	endpoint  string
 	timeout   time.Duration // set when the per-call timeout expired
 	midStream bool          // the stream had started
 	err       error
+	// reason and fix are set when another attempt would fail the same way
+	// (see permanentNetError): the call then fails at once.
+	reason, fix string
 }
 
+func (e *transportError) permanent() bool { return e.reason != "" }
+
 func (e *transportError) Error() string {
+	if e.permanent() {
+		return fmt.Sprintf("the model endpoint %s cannot be reached: %s — %s", e.endpoint, e.reason, e.fix)
+	}
 	if e.midStream && e.timeout > 0 {
 		return fmt.Sprintf("model endpoint %s stopped streaming for %s — raise SOVA_LLM_TIMEOUT or check the model server", e.endpoint, e.timeout)
 	}
@@ -153,8 +179,60 @@ func retryable(err error) bool {
 		return ae.retryable()
 	}
 	var te *transportError
+	if errors.As(err, &te) {
+		return !te.permanent()
+	}
 	var be *badResponseError
-	return errors.As(err, &te) || errors.As(err, &be)
+	return errors.As(err, &be)
+}
+
+// permanentNetError recognises network failures that another attempt
+// would not change, so that a misconfigured endpoint fails at once with
+// what to fix instead of after minutes of retries: a host name that does
+// not exist (NXDOMAIN), a refused connection (nothing listens on the
+// port), a certificate that is not trusted and a server that does not
+// speak TLS on an https URL. Timeouts, resets and temporary DNS failures
+// are not among them.
+func permanentNetError(err error) (reason, fix string, ok bool) {
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+		return fmt.Sprintf("no such host %q", dnsErr.Name),
+			"check the host name in SOVA_LLM_BASE_URL", true
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return "connection refused",
+			"is the server running? set SOVA_LLM_BASE_URL", true
+	}
+	if detail := untrustedCertificate(err); detail != "" {
+		return detail, "check the address in SOVA_LLM_BASE_URL, or add the server's CA certificate to the trusted ones (SSL_CERT_FILE)", true
+	}
+	var notTLS tls.RecordHeaderError
+	if errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &notTLS) {
+		return "it does not speak TLS", "use http:// instead of https:// in SOVA_LLM_BASE_URL", true
+	}
+	return "", "", false
+}
+
+// untrustedCertificate describes a TLS certificate verification failure,
+// or returns "" when err is not one.
+func untrustedCertificate(err error) string {
+	var (
+		unknownCA x509.UnknownAuthorityError
+		badHost   x509.HostnameError
+		badCert   x509.CertificateInvalidError
+		verify    *tls.CertificateVerificationError
+	)
+	switch {
+	case errors.As(err, &unknownCA):
+		return "its TLS certificate is signed by an unknown authority"
+	case errors.As(err, &badHost):
+		return "its TLS certificate is not valid for " + badHost.Host
+	case errors.As(err, &badCert):
+		return "its TLS certificate is invalid: " + badCert.Error()
+	case errors.As(err, &verify):
+		return "its TLS certificate failed verification: " + verify.Err.Error()
+	}
+	return ""
 }
 
 // overloadError reports whether err says the model is overloaded.

@@ -178,6 +178,7 @@ type Server struct {
 	queue    []Reply
 	requests []*Request
 	models   []string
+	apiKey   string // RequireKey
 	seq      int
 
 	emb embeddings // /v1/embeddings (embeddings.go)
@@ -230,6 +231,15 @@ func (s *Server) SetModels(ids ...string) {
 	s.models = append([]string(nil), ids...)
 }
 
+// RequireKey makes the server refuse, as OpenAI does (401
+// invalid_api_key), every request whose bearer token is not key. An empty
+// key accepts any request again.
+func (s *Server) RequireKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.apiKey = key
+}
+
 // Requests returns the chat-completion requests received so far.
 func (s *Server) Requests() []*Request {
 	s.mu.Lock()
@@ -255,6 +265,14 @@ func (s *Server) Last() *Request {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	key := s.apiKey
+	s.mu.Unlock()
+	if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
+		writeError(w, http.StatusUnauthorized, ErrorJSON("invalid_request_error", "invalid_api_key",
+			"Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys."), "")
+		return
+	}
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
 		s.chat(w, r)

@@ -305,3 +305,35 @@ func TestDelayStopsWhenClientLeaves(t *testing.T) {
 		t.Errorf("server held on for %s", d)
 	}
 }
+
+func TestRequireKey(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.RequireKey("right")
+	get := func(key string) int {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL()+"/models", nil)
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		_ = res.Body.Close()
+		if res.StatusCode == 401 && !strings.Contains(string(body), `"code":"invalid_api_key"`) {
+			t.Errorf("401 body %s", body)
+		}
+		return res.StatusCode
+	}
+	if a, b, c := get(""), get("wrong"), get("right"); a != 401 || b != 401 || c != 200 {
+		t.Errorf("statuses without, with a wrong and with the right key: %d %d %d", a, b, c)
+	}
+	res := post(t, srv.URL()+"/chat/completions", `{"model":"m","messages":[{"role":"user","content":"q"}]}`)
+	if res.StatusCode != 401 || srv.Count() != 0 {
+		t.Errorf("chat without the key: %d, %d requests recorded", res.StatusCode, srv.Count())
+	}
+	srv.RequireKey("")
+	if get("") != 200 {
+		t.Error("RequireKey(\"\") still refuses")
+	}
+}
