@@ -16,6 +16,7 @@ import (
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 	"github.com/sova-ai/sova/internal/mode"
+	searchmode "github.com/sova-ai/sova/internal/mode/search"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/sovatest"
 )
@@ -349,7 +350,7 @@ func (e *env) mode(t *testing.T) *Research {
 	reader := fetch.New(fetch.Config{AllowHosts: []string{"127.0.0.1"}})
 	var searcher Searcher
 	if e.initial {
-		searcher = mode.NewSearch(mode.SearchConfig{
+		searcher = searchmode.New(searchmode.Config{
 			ID: "deep_search", Queries: 2, Iterations: 2, MaxResults: 4, RerankTopK: 3, ScrapeTopN: 2,
 			Concurrency: 4, AnswerWords: "800-1200", HistoryLimit: 10,
 		}, c, c.Fast(), chain, reader)

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/sova-ai/sova"
 
@@ -357,32 +356,12 @@ func (s *session) temperature() *float64 {
 	return &t
 }
 
-// status emits a status event.
-func status(sink event.Sink, stage, msg, detail string) {
-	sink.Emit(event.Event{Type: event.TypeStatus, Time: time.Now(), Status: &event.Status{Stage: stage, Message: msg, Detail: detail}})
-}
-
-// clip shortens s to at most n runes.
-func clip(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
-// dateIn formats the current date in the person's time zone.
-func dateIn(now time.Time, tz string) string {
-	if now.IsZero() {
-		now = time.Now()
-	}
-	if tz != "" {
-		if loc, err := time.LoadLocation(tz); err == nil {
-			now = now.In(loc)
-		}
-	}
-	return now.Format("Monday, 2 January 2006")
-}
+// Helpers the modes share.
+var (
+	status = mode.Status
+	clip   = mode.Clip
+	dateIn = mode.DateIn
+)
 
 // SearchesDocuments implements mode.DocumentAware: with spaces named, the
 // initial deep search reads the person's documents beside the web, and

@@ -30,6 +30,7 @@ import (
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/search"
+	"github.com/sova-ai/sova/internal/tools"
 )
 
 // ID is the mode id (and the OpenAI model name) of the agent.
@@ -74,7 +75,7 @@ type Mode struct {
 	cfg    Config
 	model  *llm.Client
 	search Searcher
-	reader mode.PageReader
+	reader tools.PageReader
 	store  Store
 	log    *slog.Logger
 }
@@ -82,7 +83,7 @@ type Mode struct {
 var _ mode.AgentMode = (*Mode)(nil)
 
 // New returns the agent mode.
-func New(cfg Config, model *llm.Client, searcher Searcher, reader mode.PageReader, st Store) *Mode {
+func New(cfg Config, model *llm.Client, searcher Searcher, reader tools.PageReader, st Store) *Mode {
 	cfg.MaxSteps = cmp.Or(cfg.MaxSteps, DefaultMaxSteps)
 	if cfg.MaxSearches < 0 {
 		cfg.MaxSearches = 0
@@ -465,13 +466,12 @@ func firstOf(list []string) string {
 	return ""
 }
 
-func status(sink event.Sink, stage, msg, detail string) {
-	sink.Emit(event.Event{Type: event.TypeStatus, Time: time.Now(), Status: &event.Status{Stage: stage, Message: msg, Detail: detail}})
-}
-
-func textDelta(s string) event.Event {
-	return event.Event{Type: event.TypeTextDelta, Time: time.Now(), Text: s}
-}
+// Helpers the modes share.
+var (
+	status    = mode.Status
+	textDelta = mode.TextDelta
+	dateIn    = mode.DateIn
+)
 
 func toolCall(id, name string, input json.RawMessage, title string) event.Event {
 	return event.Event{Type: event.TypeToolCall, Time: time.Now(), ToolCall: &event.ToolCall{ID: id, Name: name, Input: input, Title: title}}

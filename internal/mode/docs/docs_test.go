@@ -1,11 +1,10 @@
-package mode
+package docs
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,10 +15,12 @@ import (
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
+	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/sovatest"
 	"github.com/sova-ai/sova/internal/spaces"
 	"github.com/sova-ai/sova/internal/store"
+	"github.com/sova-ai/sova/internal/tools"
 )
 
 const docsUser = "local"
@@ -31,7 +32,7 @@ type docsEnv struct {
 	space  *sova.Space
 	model  *llmtest.Server
 	sx     *sovatest.SearXNG
-	cfg    DocsConfig
+	cfg    Config
 }
 
 func newDocsEnv(t *testing.T) *docsEnv {
@@ -64,11 +65,11 @@ func newDocsEnv(t *testing.T) *docsEnv {
 	site := sovatest.NewSite(t, arts)
 	return &docsEnv{
 		spaces: svc, space: sp, model: llmtest.New(t), sx: sovatest.NewSearXNG(t, site, arts),
-		cfg: DocsConfig{MaxDocQueries: 3, MaxWebQueries: 2, DocResults: 5, WebResults: 3, MaxSteps: 10, Temperature: 0.6, HistoryLimit: 10, UserName: "Anna"},
+		cfg: Config{MaxDocQueries: 3, MaxWebQueries: 2, DocResults: 5, WebResults: 3, MaxSteps: 10, Temperature: 0.6, HistoryLimit: 10, UserName: "Anna"},
 	}
 }
 
-func (e *docsEnv) mode(t *testing.T, docs DocumentSearcher) *Docs {
+func (e *docsEnv) mode(t *testing.T, docs tools.DocumentSearcher) *Mode {
 	t.Helper()
 	c, err := llm.New(llm.Config{BaseURL: e.model.URL(), APIKey: "k", Model: "main-model", FastModel: "fast-model", MaxRetries: -1})
 	if err != nil {
@@ -77,11 +78,11 @@ func (e *docsEnv) mode(t *testing.T, docs DocumentSearcher) *Docs {
 	if docs == nil {
 		docs = e.spaces
 	}
-	return NewDocs(e.cfg, c, c.Fast(), docs, search.NewChain(search.NewSearXNG(e.sx.URL, nil)))
+	return New(e.cfg, c, c.Fast(), docs, search.NewChain(search.NewSearXNG(e.sx.URL, nil)))
 }
 
-func (e *docsEnv) input(q string) Input {
-	return Input{UserID: docsUser, Question: q, Timezone: "Europe/Moscow", Now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+func (e *docsEnv) input(q string) mode.Input {
+	return mode.Input{UserID: docsUser, Question: q, Timezone: "Europe/Moscow", Now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 }
 
 func toolCall(id, name, args string) llm.ToolCall {
@@ -192,7 +193,7 @@ func TestDocsWithWebSearchCitesBothKinds(t *testing.T) {
 
 // countingSearcher counts searches and can fail them.
 type countingSearcher struct {
-	DocumentSearcher
+	tools.DocumentSearcher
 	n    atomic.Int32
 	fail error
 }
@@ -313,63 +314,5 @@ func TestParseSources(t *testing.T) {
 
 func mustJSONString(s string) string {
 	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-// TestSearchWithSpaces runs the search pipeline with a document space: the
-// passages found are given to the answer beside the pages read and cited
-// as documents.
-func TestSearchWithSpaces(t *testing.T) {
-	de := newDocsEnv(t)
-	e := newSearchEnv(t)
-	var docNumber atomic.Int32
-	e.model.Handle(func(r *llmtest.Request) llmtest.Reply {
-		if strings.Contains(r.System(), "answers from web sources") {
-			// Find the number the document passage was given.
-			for _, line := range strings.Split(r.LastUser(), "\n") {
-				if strings.HasPrefix(line, "URL: sova://spaces/") {
-					break
-				}
-				if strings.HasPrefix(line, "[") {
-					n := 0
-					for _, c := range line[1:] {
-						if c < '0' || c > '9' {
-							break
-						}
-						n = n*10 + int(c-'0')
-					}
-					docNumber.Store(int32(n))
-				}
-			}
-			return llmtest.Reply{Content: "Web [1]. Documents [" + itoa(int(docNumber.Load())) + "].", Usage: llmtest.Tokens(10, 10)}
-		}
-		return e.model.Respond(r)
-	})
-	m := e.mode(t).WithDocuments(de.spaces, 3)
-	in := Input{UserID: docsUser, Question: "How did presidents describe the Vostok budget?", Spaces: []string{de.space.ID}, Now: time.Now()}
-	var rec event.Recorder
-	res, err := m.Run(t.Context(), in, &rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kinds := []string{}
-	for _, s := range res.Sources {
-		kinds = append(kinds, s.Kind)
-	}
-	if !slices.Equal(kinds, []string{sova.SourceWeb, sova.SourceDocument}) || res.Sources[1].Number != 2 ||
-		!strings.HasPrefix(res.Sources[1].URL, "sova://spaces/") {
-		t.Errorf("sources = %+v", res.Sources)
-	}
-	var steps searchSteps
-	if err := json.Unmarshal(res.Steps, &steps); err != nil || steps.Documents == nil || len(steps.Documents.Passages) == 0 {
-		t.Errorf("steps.documents = %+v (%v)", steps.Documents, err)
-	}
-	if !m.SearchesDocuments() {
-		t.Error("SearchesDocuments = false")
-	}
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
 	return string(b)
 }

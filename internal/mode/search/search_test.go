@@ -1,4 +1,4 @@
-package mode
+package search
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
+	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/sovatest"
 )
@@ -23,7 +24,7 @@ type searchEnv struct {
 	model *sovatest.Model
 	site  *sovatest.Site
 	sx    *sovatest.SearXNG
-	cfg   SearchConfig
+	cfg   Config
 }
 
 func newSearchEnv(t *testing.T) *searchEnv { return newSearchEnvTB(t) }
@@ -36,7 +37,7 @@ func newSearchEnvTB(t testing.TB) *searchEnv {
 		model: sovatest.NewModel(t),
 		site:  site,
 		sx:    sovatest.NewSearXNG(t, site, arts),
-		cfg: SearchConfig{
+		cfg: Config{
 			ID: "search", Queries: 3, Iterations: 2, MaxResults: 8, RerankTopK: 6, ScrapeTopN: 4,
 			Concurrency: 4, AnswerWords: "400-600", HistoryLimit: 10,
 		},
@@ -55,19 +56,19 @@ func (e *searchEnv) client(t testing.TB) *llm.Client {
 	return c
 }
 
-func (e *searchEnv) mode(t testing.TB, providers ...search.Provider) *Search {
+func (e *searchEnv) mode(t testing.TB, providers ...search.Provider) *Mode {
 	t.Helper()
 	if len(providers) == 0 {
 		providers = []search.Provider{search.NewSearXNG(e.sx.URL, nil)}
 	}
 	c := e.client(t)
-	return NewSearch(e.cfg, c, c.Fast(), search.NewChain(providers...), fetch.New(fetch.Config{AllowHosts: []string{"127.0.0.1"}}))
+	return New(e.cfg, c, c.Fast(), search.NewChain(providers...), fetch.New(fetch.Config{AllowHosts: []string{"127.0.0.1"}}))
 }
 
-func (e *searchEnv) run(t *testing.T, m *Search, question string) (*Result, *event.Recorder) {
+func (e *searchEnv) run(t *testing.T, m *Mode, question string) (*mode.Result, *event.Recorder) {
 	t.Helper()
 	var rec event.Recorder
-	res, err := m.Run(context.Background(), Input{Question: question, Now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}, &rec)
+	res, err := m.Run(context.Background(), mode.Input{Question: question, Now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}, &rec)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -263,7 +264,7 @@ func TestSearchReportsSearchFailure(t *testing.T) {
 	e := newSearchEnv(t)
 	e.sx.Fail.Store(http.StatusForbidden)
 	var rec event.Recorder
-	_, err := e.mode(t).Run(context.Background(), Input{Question: "economy"}, &rec)
+	_, err := e.mode(t).Run(context.Background(), mode.Input{Question: "economy"}, &rec)
 	if err == nil || !strings.Contains(err.Error(), "json") {
 		t.Fatalf("err = %v, want the SearXNG JSON-format explanation", err)
 	}
@@ -276,7 +277,7 @@ func TestSearchStopsWhenCancelled(t *testing.T) {
 	var rec event.Recorder
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.mode(t).Run(ctx, Input{Question: "economy"}, &rec)
+		_, err := e.mode(t).Run(ctx, mode.Input{Question: "economy"}, &rec)
 		done <- err
 	}()
 	time.Sleep(300 * time.Millisecond)

@@ -1,4 +1,7 @@
-package mode
+// Package docs is the docs mode (seed 003): an agent over the person's
+// document spaces, optionally with web search, that answers with citations
+// of the passages it found.
+package docs
 
 import (
 	"context"
@@ -18,11 +21,13 @@ import (
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/search"
+	"github.com/sova-ai/sova/internal/tools"
 )
 
-// DocsConfig tunes the docs mode (seed 003).
-type DocsConfig struct {
+// Config tunes the docs mode (seed 003).
+type Config struct {
 	MaxDocQueries int     // SOVA_DOCS_MAX_DOC_QUERIES: search_documents calls per run
 	MaxWebQueries int     // SOVA_DOCS_MAX_WEB_QUERIES: web_search calls per run
 	WebSearch     bool    // SOVA_DOCS_WEB_SEARCH: web_search offered unless the request says otherwise
@@ -36,38 +41,38 @@ type DocsConfig struct {
 	BlockList     search.BlockList
 }
 
-// Docs is the search agent over a person's document spaces, optionally
+// Mode is the search agent over a person's document spaces, optionally
 // with web search (seed 003): the model searches with tools, step after
 // step, and writes a cited answer that streams as it is written. Sources
 // are parsed from the tool results.
-type Docs struct {
-	cfg    DocsConfig
+type Mode struct {
+	cfg    Config
 	model  *llm.Client
 	repair *llm.Client // fixes malformed tool calls
-	docs   DocumentSearcher
+	docs   tools.DocumentSearcher
 	web    search.Provider // nil: no web search
 }
 
-// NewDocs returns the docs mode. web may be nil.
-func NewDocs(cfg DocsConfig, model, repair *llm.Client, docs DocumentSearcher, web search.Provider) *Docs {
+// New returns the docs mode. web may be nil.
+func New(cfg Config, model, repair *llm.Client, docs tools.DocumentSearcher, web search.Provider) *Mode {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = agent.DefaultMaxSteps
 	}
 	cfg.DocResults = max(cfg.DocResults, 1)
 	cfg.WebResults = max(cfg.WebResults, 1)
-	return &Docs{cfg: cfg, model: model, repair: repair, docs: docs, web: web}
+	return &Mode{cfg: cfg, model: model, repair: repair, docs: docs, web: web}
 }
 
-// ID implements Mode.
-func (d *Docs) ID() string { return "docs" }
+// ID implements mode.Mode.
+func (d *Mode) ID() string { return "docs" }
 
-// Description implements Mode.
-func (d *Docs) Description() string {
+// Description implements mode.Mode.
+func (d *Mode) Description() string {
 	return "Research over your own documents: an agent searches your document spaces (and the web when enabled) and answers with citations of the passages."
 }
 
-// SearchesDocuments implements DocumentAware.
-func (d *Docs) SearchesDocuments() bool { return true }
+// SearchesDocuments implements mode.DocumentAware.
+func (d *Mode) SearchesDocuments() bool { return true }
 
 // docsSteps is what the stored message keeps of a run: every step with its
 // tool calls and results, and the sources parsed from the results.
@@ -88,8 +93,8 @@ type docsSpaceInfo struct {
 	Files int    `json:"files"`
 }
 
-// Run implements Mode.
-func (d *Docs) Run(ctx context.Context, in Input, sink event.Sink) (*Result, error) {
+// Run implements mode.Mode.
+func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
 	language := lang.Detect(in.Question)
 	spaces, err := d.spaces(ctx, in)
 	if err != nil {
@@ -126,10 +131,10 @@ func (d *Docs) Run(ctx context.Context, in Input, sink event.Sink) (*Result, err
 	}
 
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: d.systemPrompt(language, web)}}
-	msgs = append(msgs, lastMessages(in.History, d.cfg.HistoryLimit)...)
+	msgs = append(msgs, mode.LastMessages(in.History, d.cfg.HistoryLimit)...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: d.userPrompt(in, spaces)})
 
-	status(sink, "agent", "Searching your documents", "")
+	mode.Status(sink, "agent", "Searching your documents", "")
 	var text strings.Builder
 	temp := d.cfg.Temperature
 	out, runErr := agent.Run(ctx, agent.Config{
@@ -138,7 +143,7 @@ func (d *Docs) Run(ctx context.Context, in Input, sink event.Sink) (*Result, err
 		OnText: func(delta string) {
 			if s := reg.write(delta); s != "" {
 				text.WriteString(s)
-				sink.Emit(textDelta(s))
+				sink.Emit(mode.TextDelta(s))
 			}
 		},
 		OnToolCall: func(c agent.Call) {
@@ -160,7 +165,7 @@ func (d *Docs) Run(ctx context.Context, in Input, sink event.Sink) (*Result, err
 	}
 	if s := reg.flush(); s != "" {
 		text.WriteString(s)
-		sink.Emit(textDelta(s))
+		sink.Emit(mode.TextDelta(s))
 	}
 
 	// Everything the tools returned is parsed for sources; a result that
@@ -180,11 +185,11 @@ func (d *Docs) Run(ctx context.Context, in Input, sink event.Sink) (*Result, err
 	if err != nil {
 		stepsJSON = nil // never fails for these types; the answer matters more
 	}
-	return &Result{
+	return &mode.Result{
 		Text:         text.String(),
 		Sources:      reg.cited(),
 		Model:        out.Model,
-		FinishReason: finishReason(out.FinishReason),
+		FinishReason: mode.FinishReason(out.FinishReason),
 		Reasoning:    workingNotes(out.Steps),
 		Steps:        stepsJSON,
 	}, nil
@@ -192,7 +197,7 @@ func (d *Docs) Run(ctx context.Context, in Input, sink event.Sink) (*Result, err
 
 // spaces returns the spaces the run searches: those the request names,
 // or all of the user's.
-func (d *Docs) spaces(ctx context.Context, in Input) ([]sova.Space, error) {
+func (d *Mode) spaces(ctx context.Context, in mode.Input) ([]sova.Space, error) {
 	if d.docs == nil {
 		return nil, nil
 	}
@@ -218,7 +223,7 @@ func (d *Docs) spaces(ctx context.Context, in Input) ([]sova.Space, error) {
 	return out, nil
 }
 
-func (d *Docs) systemPrompt(language lang.Language, web bool) string {
+func (d *Mode) systemPrompt(language lang.Language, web bool) string {
 	var b strings.Builder
 	b.WriteString("You are Sova, a research assistant that answers questions from the person's own documents")
 	if web {
@@ -241,7 +246,7 @@ func (d *Docs) systemPrompt(language lang.Language, web bool) string {
 	return b.String()
 }
 
-func (d *Docs) userPrompt(in Input, spaces []sova.Space) string {
+func (d *Mode) userPrompt(in mode.Input, spaces []sova.Space) string {
 	var b strings.Builder
 	b.WriteString("About me:\n")
 	if name := strings.TrimSpace(d.cfg.UserName); name != "" {
@@ -251,7 +256,7 @@ func (d *Docs) userPrompt(in Input, spaces []sova.Space) string {
 	if tz == "" {
 		tz = "not given"
 	}
-	fmt.Fprintf(&b, "- Time zone: %s\n- Current date: %s\n\n", tz, dateIn(in.Now, in.Timezone))
+	fmt.Fprintf(&b, "- Time zone: %s\n- Current date: %s\n\n", tz, mode.DateIn(in.Now, in.Timezone))
 	if len(spaces) == 0 {
 		b.WriteString("I have no document spaces yet.\n\n")
 	} else {
@@ -434,7 +439,7 @@ func schemaOf[T any]() *jsonschema.Schema {
 
 // searchDocumentsTool searches the person's spaces.
 type searchDocumentsTool struct {
-	docs   DocumentSearcher
+	docs   tools.DocumentSearcher
 	userID string
 	spaces []sova.Space
 	ids    []string
@@ -491,7 +496,7 @@ func (t *searchDocumentsTool) Call(ctx context.Context, raw json.RawMessage) (st
 	}
 	out := toolOutput{Query: a.Query, Results: make([]toolResult, 0, len(hits))}
 	for _, h := range hits {
-		src := PassageSource(h)
+		src := tools.PassageSource(h)
 		out.Results = append(out.Results, toolResult{
 			Number: t.reg.number(src), Title: src.Title, Source: h.URL, Content: h.Text, Query: a.Query,
 			Kind: sova.SourceDocument, Document: h.Document, Space: h.SpaceName, Position: h.Position(),
@@ -544,13 +549,13 @@ func (t *webSearchTool) Call(ctx context.Context, raw json.RawMessage) (string, 
 	}
 	out := toolOutput{Query: a.Query, Results: make([]toolResult, 0, len(res))}
 	for _, r := range res {
-		src := *sourceOf(r)
+		src := sova.Source{URL: r.URL, Title: r.Title, Snippet: mode.Clip(r.Snippet, 300), Kind: sova.SourceWeb, Published: r.Published, Favicon: r.Favicon}
 		content := r.Content
 		if content == "" {
 			content = r.Snippet
 		}
 		out.Results = append(out.Results, toolResult{
-			Number: t.reg.number(src), Title: r.Title, Source: r.URL, Content: clip(content, 1500), Query: a.Query, Kind: sova.SourceWeb,
+			Number: t.reg.number(src), Title: r.Title, Source: r.URL, Content: mode.Clip(content, 1500), Query: a.Query, Kind: sova.SourceWeb,
 		})
 	}
 	return marshalOutput(out), nil
