@@ -9,15 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sova-ai/sova"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/sova-ai/sova/internal/agent"
-	"github.com/sova-ai/sova/internal/cite"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/llm"
@@ -59,6 +55,7 @@ func New(cfg Config, model, repair *llm.Client, docs tools.DocumentSearcher, web
 		cfg.MaxSteps = agent.DefaultMaxSteps
 	}
 	cfg.DocResults = max(cfg.DocResults, 1)
+	cfg.MaxDocQueries = max(cfg.MaxDocQueries, 1)
 	cfg.WebResults = max(cfg.WebResults, 1)
 	return &Mode{cfg: cfg, model: model, repair: repair, docs: docs, web: web}
 }
@@ -104,6 +101,9 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	if in.WebSearch != nil {
 		web = d.web != nil && *in.WebSearch
 	}
+	// SOVA_DOCS_MAX_WEB_QUERIES=0 allows no web search: the tool is not
+	// offered.
+	web = web && d.cfg.MaxWebQueries > 0
 	if len(spaces) == 0 && !web {
 		return nil, errors.New("there are no document spaces to search: create one and add files (`sova spaces add NAME DIR`, or POST /api/spaces), or enable web search")
 	}
@@ -111,23 +111,19 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	// Sources are numbered across all tool calls of the run, as they are
 	// found; the answer's citations are checked against them while it
 	// streams.
-	reg := &sourceRegistry{}
-	reg.filter = cite.NewFilter(nil, func(src sova.Source) {
+	cites := tools.NewCitations(func(src sova.Source) {
 		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 	})
-	ids := make([]string, len(spaces))
-	for i, s := range spaces {
-		ids[i] = s.ID
-	}
-	tools := []agent.Tool{&searchDocumentsTool{
-		docs: d.docs, userID: in.UserID, spaces: spaces, ids: ids,
-		limit: d.cfg.DocResults, budget: newBudget(d.cfg.MaxDocQueries), reg: reg,
-	}}
+	run := tools.NewRun(tools.Providers{Search: d.web, Documents: d.docs}, nil)
+	ts := []agent.Tool{tools.SearchDocuments(run, tools.SearchDocumentsOptions{
+		UserID: in.UserID, Spaces: spaces, Results: d.cfg.DocResults, Calls: d.cfg.MaxDocQueries, Cite: cites,
+	})}
 	if web {
-		tools = append(tools, &webSearchTool{
-			provider: d.web, limit: d.cfg.WebResults, language: language.Code, block: d.cfg.BlockList,
-			budget: newBudget(d.cfg.MaxWebQueries), reg: reg,
-		})
+		ts = append(ts, tools.WebSearch(run, tools.WebSearchOptions{
+			Results: d.cfg.WebResults, Calls: d.cfg.MaxWebQueries, Language: language.Code, BlockList: d.cfg.BlockList,
+			Format: tools.JSON, Cite: cites,
+			Description: "Search the web. Returns numbered results with title, URL and content. Use only for what the documents do not cover.",
+		}))
 	}
 
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: d.systemPrompt(language, web)}}
@@ -138,23 +134,13 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	var text strings.Builder
 	temp := d.cfg.Temperature
 	out, runErr := agent.Run(ctx, agent.Config{
-		Model: d.model, Repair: d.repair, Tools: tools, MaxSteps: d.cfg.MaxSteps,
-		Temperature: &temp, MaxTokens: d.cfg.MaxTokens,
+		Model: d.model, Repair: d.repair, Tools: ts, MaxSteps: d.cfg.MaxSteps,
+		Temperature: &temp, MaxTokens: d.cfg.MaxTokens, Sink: sink,
 		OnText: func(delta string) {
-			if s := reg.write(delta); s != "" {
+			if s := cites.Write(delta); s != "" {
 				text.WriteString(s)
 				sink.Emit(mode.TextDelta(s))
 			}
-		},
-		OnToolCall: func(c agent.Call) {
-			sink.Emit(event.Event{Type: event.TypeToolCall, Time: time.Now(), ToolCall: &event.ToolCall{
-				ID: eventToolID(c.Step, c.ID), Name: c.Name, Input: c.Args, Title: toolTitle(c),
-			}})
-		},
-		OnToolResult: func(r agent.Result) {
-			sink.Emit(event.Event{Type: event.TypeToolResult, Time: time.Now(), ToolResult: &event.ToolResult{
-				ID: eventToolID(r.Step, r.CallID), Name: r.Name, Text: resultSummary(r), Output: jsonOrNil(r.Output), Error: r.Error,
-			}})
 		},
 	}, msgs)
 	if runErr != nil {
@@ -163,7 +149,7 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		}
 		return nil, fmt.Errorf("docs agent: %w", runErr)
 	}
-	if s := reg.flush(); s != "" {
+	if s := cites.Flush(); s != "" {
 		text.WriteString(s)
 		sink.Emit(mode.TextDelta(s))
 	}
@@ -187,7 +173,7 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	}
 	return &mode.Result{
 		Text:         text.String(),
-		Sources:      reg.cited(),
+		Sources:      cites.Cited(),
 		Model:        out.Model,
 		FinishReason: mode.FinishReason(out.FinishReason),
 		Reasoning:    workingNotes(out.Steps),
@@ -284,289 +270,6 @@ func workingNotes(steps []agent.Step) string {
 		}
 	}
 	return strings.Join(notes, "\n\n")
-}
-
-// eventToolID makes tool call IDs unique within a run: some servers
-// number calls per response (call_0, call_1, …).
-func eventToolID(step int, id string) string {
-	return fmt.Sprintf("s%d-%s", step, id)
-}
-
-func toolTitle(c agent.Call) string {
-	var a struct {
-		Query string `json:"query"`
-	}
-	_ = json.Unmarshal(c.Args, &a)
-	switch c.Name {
-	case searchDocumentsName:
-		return "Searching the documents for “" + a.Query + "”"
-	case webSearchName:
-		return "Searching the web for “" + a.Query + "”"
-	}
-	return c.Name
-}
-
-// resultSummary is a tool result for people: how much was found.
-func resultSummary(r agent.Result) string {
-	if r.Error != "" {
-		return "Failed: " + r.Error
-	}
-	var out toolOutput
-	if json.Unmarshal([]byte(r.Output), &out) != nil {
-		return ""
-	}
-	if out.Note != "" && len(out.Results) == 0 {
-		return out.Note
-	}
-	return fmt.Sprintf("%d results", len(out.Results))
-}
-
-func jsonOrNil(s string) json.RawMessage {
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	return nil
-}
-
-// sourceRegistry numbers the sources found by a run's tools and checks
-// the answer's citations against them. Tools of one step run in parallel;
-// the model writes only between steps, but the lock keeps that a property
-// of this type rather than of the loop.
-type sourceRegistry struct {
-	mu     sync.Mutex
-	byURL  map[string]int
-	filter *cite.Filter
-	n      int
-}
-
-// number returns the citation number of a source, adding it when new.
-func (r *sourceRegistry) number(src sova.Source) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.byURL == nil {
-		r.byURL = map[string]int{}
-	}
-	key := src.URL
-	if src.Kind == sova.SourceWeb {
-		key = search.NormalizeURL(src.URL)
-	}
-	if n, ok := r.byURL[key]; ok {
-		return n
-	}
-	r.n++
-	r.byURL[key] = r.n
-	r.filter.Extend(src)
-	return r.n
-}
-
-func (r *sourceRegistry) write(delta string) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.filter.Write(delta)
-}
-
-func (r *sourceRegistry) flush() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.filter.Flush()
-}
-
-func (r *sourceRegistry) cited() []sova.Source {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.filter.Cited()
-}
-
-// budget counts a tool's calls against its limit.
-type budget struct {
-	mu        sync.Mutex
-	left, max int
-}
-
-func newBudget(n int) *budget { return &budget{left: max(n, 0), max: max(n, 0)} }
-
-func (b *budget) take() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.left == 0 {
-		return false
-	}
-	b.left--
-	return true
-}
-
-// toolOutput is what both search tools return: the shape seed 003's
-// source parser reads (results with title, content, source, query).
-type toolOutput struct {
-	Query   string       `json:"query"`
-	Results []toolResult `json:"results"`
-	Note    string       `json:"note,omitempty"`
-}
-
-type toolResult struct {
-	Number   int    `json:"number"`
-	Title    string `json:"title"`
-	Source   string `json:"source"`
-	Content  string `json:"content"`
-	Query    string `json:"query"`
-	Kind     string `json:"kind"`
-	Document string `json:"document,omitempty"`
-	Space    string `json:"space,omitempty"`
-	Position string `json:"position,omitempty"`
-}
-
-const (
-	searchDocumentsName = "search_documents"
-	webSearchName       = "web_search"
-)
-
-type queryArgs struct {
-	Query  string   `json:"query" jsonschema:"what to search for: key terms, names, numbers"`
-	Spaces []string `json:"spaces,omitempty" jsonschema:"names of the spaces to search; all when omitted"`
-}
-
-type webArgs struct {
-	Query string `json:"query" jsonschema:"a web search query"`
-}
-
-func schemaOf[T any]() *jsonschema.Schema {
-	s, err := jsonschema.For[T](nil)
-	if err != nil {
-		panic(fmt.Sprintf("schema of %T: %v", *new(T), err)) // static types: a bug, not a runtime condition
-	}
-	return s
-}
-
-// searchDocumentsTool searches the person's spaces.
-type searchDocumentsTool struct {
-	docs   tools.DocumentSearcher
-	userID string
-	spaces []sova.Space
-	ids    []string
-	limit  int
-	budget *budget
-	reg    *sourceRegistry
-}
-
-func (t *searchDocumentsTool) Name() string { return searchDocumentsName }
-
-func (t *searchDocumentsTool) Description() string {
-	return "Search the person's document spaces. Returns numbered passages with their document, position and text. Use precise terms; call again with other wording if needed."
-}
-
-func (t *searchDocumentsTool) Schema() *jsonschema.Schema { return schemaOf[queryArgs]() }
-
-func (t *searchDocumentsTool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a queryArgs
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return "", err
-	}
-	a.Query = strings.TrimSpace(a.Query)
-	if a.Query == "" {
-		return "", errors.New("the query is empty")
-	}
-	if !t.budget.take() {
-		return marshalOutput(toolOutput{Query: a.Query, Results: []toolResult{},
-			Note: fmt.Sprintf("The limit of %d document searches is reached: answer with what you found.", t.budget.max)}), nil
-	}
-	ids := t.ids
-	if len(a.Spaces) > 0 {
-		ids = nil
-		for _, want := range a.Spaces {
-			for _, s := range t.spaces {
-				if strings.EqualFold(s.Name, want) || s.ID == want {
-					ids = append(ids, s.ID)
-				}
-			}
-		}
-		if len(ids) == 0 {
-			names := make([]string, len(t.spaces))
-			for i, s := range t.spaces {
-				names[i] = s.Name
-			}
-			return "", fmt.Errorf("no space named %s; the spaces are: %s", strings.Join(a.Spaces, ", "), strings.Join(names, ", "))
-		}
-	}
-	if len(ids) == 0 {
-		return marshalOutput(toolOutput{Query: a.Query, Results: []toolResult{}, Note: "There are no document spaces."}), nil
-	}
-	hits, err := t.docs.Search(ctx, t.userID, ids, a.Query, t.limit)
-	if err != nil {
-		return "", err
-	}
-	out := toolOutput{Query: a.Query, Results: make([]toolResult, 0, len(hits))}
-	for _, h := range hits {
-		src := tools.PassageSource(h)
-		out.Results = append(out.Results, toolResult{
-			Number: t.reg.number(src), Title: src.Title, Source: h.URL, Content: h.Text, Query: a.Query,
-			Kind: sova.SourceDocument, Document: h.Document, Space: h.SpaceName, Position: h.Position(),
-		})
-	}
-	if len(hits) == 0 {
-		out.Note = "Nothing found: try other words."
-	}
-	return marshalOutput(out), nil
-}
-
-// webSearchTool searches the web.
-type webSearchTool struct {
-	provider search.Provider
-	limit    int
-	language string
-	block    search.BlockList
-	budget   *budget
-	reg      *sourceRegistry
-}
-
-func (t *webSearchTool) Name() string { return webSearchName }
-
-func (t *webSearchTool) Description() string {
-	return "Search the web. Returns numbered results with title, URL and content. Use only for what the documents do not cover."
-}
-
-func (t *webSearchTool) Schema() *jsonschema.Schema { return schemaOf[webArgs]() }
-
-func (t *webSearchTool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a webArgs
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return "", err
-	}
-	a.Query = strings.TrimSpace(a.Query)
-	if a.Query == "" {
-		return "", errors.New("the query is empty")
-	}
-	if !t.budget.take() {
-		return marshalOutput(toolOutput{Query: a.Query, Results: []toolResult{},
-			Note: fmt.Sprintf("The limit of %d web searches is reached: answer with what you found.", t.budget.max)}), nil
-	}
-	res, err := t.provider.Search(ctx, search.Query{Text: a.Query, MaxResults: t.limit, Language: t.language})
-	if err != nil {
-		return "", err
-	}
-	res = search.Filter(search.Dedupe(res), t.block)
-	if len(res) > t.limit {
-		res = res[:t.limit]
-	}
-	out := toolOutput{Query: a.Query, Results: make([]toolResult, 0, len(res))}
-	for _, r := range res {
-		src := sova.Source{URL: r.URL, Title: r.Title, Snippet: mode.Clip(r.Snippet, 300), Kind: sova.SourceWeb, Published: r.Published, Favicon: r.Favicon}
-		content := r.Content
-		if content == "" {
-			content = r.Snippet
-		}
-		out.Results = append(out.Results, toolResult{
-			Number: t.reg.number(src), Title: r.Title, Source: r.URL, Content: mode.Clip(content, 1500), Query: a.Query, Kind: sova.SourceWeb,
-		})
-	}
-	return marshalOutput(out), nil
-}
-
-func marshalOutput(o toolOutput) string {
-	b, err := json.Marshal(o)
-	if err != nil {
-		return `{"results":[]}`
-	}
-	return string(b)
 }
 
 // ParsedSource is a source read back from a tool result.

@@ -132,7 +132,7 @@ func TestDocsAnswersFromDocuments(t *testing.T) {
 			toolMsg = m
 		}
 	}
-	var out toolOutput
+	var out tools.ResultList
 	if err := json.Unmarshal([]byte(toolMsg.Content), &out); err != nil || len(out.Results) == 0 ||
 		out.Results[0].Number != 1 || out.Results[0].Document != "vostok.md" || !strings.Contains(out.Results[0].Content, "five million") {
 		t.Errorf("tool result = %s (%v)", toolMsg.Content, err)

@@ -59,9 +59,7 @@ type Config struct {
 }
 
 // Searcher is the web search the agent uses (a search.Chain).
-type Searcher interface {
-	Search(ctx context.Context, q search.Query) ([]search.Result, error)
-}
+type Searcher = tools.Searcher
 
 // Store is where agents are kept.
 type Store interface {
@@ -160,7 +158,8 @@ type stepRecord struct {
 type work struct {
 	agent *sova.Agent
 	mem   memory
-	model string // the model that answered last
+	model string     // the model that answered last
+	tools *tools.Run // what the run's web_search and extract_page_content share
 }
 
 func (w *work) language() lang.Language {
@@ -188,6 +187,7 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	if err != nil || done != nil {
 		return done, err
 	}
+	w.tools = tools.NewRun(tools.Providers{Search: m.search, Reader: m.reader}, sink)
 	res, err := m.loop(ctx, w, in, sink)
 	if err != nil {
 		w.agent.State = sova.AgentFailed
