@@ -39,6 +39,8 @@ type script struct {
 	shortReports   int           // the first N reports are too short
 	agentLatency   time.Duration // added to every agent step, to see overlap
 	emptyDraft     bool          // the supervisor writes nothing to the draft
+	failPlan       bool          // the model cannot write a research plan
+	failReport     bool          // the model cannot write a structured report
 
 	mu       sync.Mutex
 	inFlight int
@@ -108,6 +110,9 @@ func (sc *script) respond(r *llmtest.Request) llmtest.Reply {
 	case "QueryAnalysis":
 		return reply(map[string]any{"query_type": "historical", "complexity": "complex", "key_aspects": []string{"banking", "unemployment", "recovery"}, "strategy": "primary sources", "constraints": []string{"1930s"}})
 	case "ResearchPlan":
+		if sc.failPlan {
+			return llmtest.Fail(400, "the plan is beyond me")
+		}
 		n := 4 * sc.tasksPerAgent
 		var tasks []map[string]any
 		for i := 1; i <= n; i++ {
@@ -132,6 +137,9 @@ func (sc *script) respond(r *llmtest.Request) llmtest.Reply {
 	case "AgentNote":
 		return reply(sc.note(r))
 	case "FinalReport":
+		if sc.failReport {
+			return llmtest.Fail(400, "the report is beyond me")
+		}
 		sc.mu.Lock()
 		short := sc.counts["FinalReport"] <= sc.shortReports
 		sc.mu.Unlock()
