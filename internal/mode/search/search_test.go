@@ -254,9 +254,29 @@ func TestSearchRetriesModelErrors(t *testing.T) {
 		}
 		return e.model.Respond(r)
 	})
-	res, _ := e.run(t, e.mode(t), "economy in the 1930s")
+	res, rec := e.run(t, e.mode(t), "economy in the 1930s")
 	if res.Text == "" || calls.Load() < 3 {
 		t.Fatalf("no answer after retries (calls %d)", calls.Load())
+	}
+	// The failures were retried, not worked around: the first three
+	// requests are the same rewrite, and its answer was used.
+	reqs := e.model.Requests()
+	for i := range 3 {
+		if !strings.Contains(reqs[i].System(), "one precise, self-contained web search request") {
+			t.Errorf("request %d is not the rewrite: %s", i+1, reqs[i].System())
+		}
+	}
+	var rewritten bool
+	for _, ev := range rec.Filter(event.TypeStatus) {
+		if strings.Contains(ev.Status.Message, "Could not") {
+			t.Errorf("a step failed instead of being retried: %s (%s)", ev.Status.Message, ev.Status.Detail)
+		}
+		if ev.Status.Stage == "rewrite" && strings.HasSuffix(ev.Status.Detail, "(rewritten)") {
+			rewritten = true
+		}
+	}
+	if !rewritten {
+		t.Error("the rewrite's answer was not used")
 	}
 }
 
