@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/sova-ai/sova"
 
@@ -68,21 +67,9 @@ func SearchDocuments(run *Run, o SearchDocumentsOptions) agent.Tool {
 }
 
 type searchDocuments struct {
-	run *Run
-	o   SearchDocumentsOptions
-
-	mu       sync.Mutex
-	searches int
-}
-
-func (t *searchDocuments) take() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.o.Calls > 0 && t.searches >= t.o.Calls {
-		return false
-	}
-	t.searches++
-	return true
+	run   *Run
+	o     SearchDocumentsOptions
+	calls counter
 }
 
 func (t *searchDocuments) call(ctx context.Context, a SearchDocumentsArgs) (agent.Output, error) {
@@ -90,7 +77,7 @@ func (t *searchDocuments) call(ctx context.Context, a SearchDocumentsArgs) (agen
 	if a.Query == "" {
 		return agent.Output{}, errors.New("the query is empty")
 	}
-	if !t.take() {
+	if _, ok := t.calls.take(t.o.Calls); !ok {
 		return resultList(ResultList{Query: a.Query, Results: []ResultItem{},
 			Note: fmt.Sprintf("The limit of %d document searches is reached: answer with what you found.", t.o.Calls)}), nil
 	}

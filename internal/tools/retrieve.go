@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/agent"
+	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/search"
 )
 
@@ -162,4 +164,20 @@ func (rt *retrieve) readOne(ctx context.Context, u string) (string, bool, error)
 		rt.o.OnRead(p, summary)
 	}
 	return fmt.Sprintf("[%d] %s\nURL: %s\n%s", p.N, title, u, summary), true, nil
+}
+
+// Condense asks a (fast) model to condense a page: system says what to
+// keep and for whom, user holds the page. It returns the reply, trimmed;
+// an empty reply is an error.
+func Condense(ctx context.Context, model llm.Model, system, user string) (string, error) {
+	resp, err := model.Complete(ctx, llm.Request{Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user},
+	}})
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(resp.Content) == "" {
+		return "", errors.New("empty summary")
+	}
+	return strings.TrimSpace(resp.Content), nil
 }

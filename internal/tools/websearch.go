@@ -89,34 +89,52 @@ func WebSearch(run *Run, o WebSearchOptions) agent.Tool {
 }
 
 type webSearch struct {
-	run *Run
-	o   WebSearchOptions
-
-	mu       sync.Mutex
-	searches int
+	run   *Run
+	o     WebSearchOptions
+	calls counter
 }
 
 // take counts a search against the limits; it returns the refusal when
 // one is reached, and the reformulations left after this search.
-func (w *webSearch) take(q string) (refusal string, left int, ok bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	switch {
-	case w.o.Calls > 0 && w.searches >= w.o.Calls:
-		return fmt.Sprintf("The limit of %d web searches is reached: answer with what you found.", w.o.Calls), 0, false
-	case w.o.Reformulations > 0 && w.searches > w.o.Reformulations:
-		msg := fmt.Sprintf("The limit of %d reformulations for this task is reached.", w.o.Reformulations)
-		if w.o.ReadTool != "" {
-			msg += " Read the most promising pages with " + w.o.ReadTool
-			if w.o.DoneTool != "" {
-				msg += ", or call " + w.o.DoneTool
-			}
-			msg += "."
-		}
-		return msg, 0, false
+func (w *webSearch) take() (refusal string, left int, ok bool) {
+	limit := w.o.Calls
+	if r := w.o.Reformulations; r > 0 && (limit == 0 || r+1 < limit) {
+		limit = r + 1
 	}
-	w.searches++
-	return "", w.o.Reformulations - (w.searches - 1), true
+	n, ok := w.calls.take(limit)
+	switch {
+	case ok:
+		return "", w.o.Reformulations - (n - 1), true
+	case w.o.Calls > 0 && n >= w.o.Calls:
+		return fmt.Sprintf("The limit of %d web searches is reached: answer with what you found.", w.o.Calls), 0, false
+	}
+	msg := fmt.Sprintf("The limit of %d reformulations for this task is reached.", w.o.Reformulations)
+	if w.o.ReadTool != "" {
+		msg += " Read the most promising pages with " + w.o.ReadTool
+		if w.o.DoneTool != "" {
+			msg += ", or call " + w.o.DoneTool
+		}
+		msg += "."
+	}
+	return msg, 0, false
+}
+
+// counter counts a tool's calls.
+type counter struct {
+	mu sync.Mutex
+	n  int
+}
+
+// take counts one more call unless limit calls (0: no limit) were
+// counted; it returns the calls counted, this one included.
+func (c *counter) take(limit int) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if limit > 0 && c.n >= limit {
+		return c.n, false
+	}
+	c.n++
+	return c.n, true
 }
 
 func (w *webSearch) call(ctx context.Context, a WebSearchArgs) (agent.Output, error) {
@@ -127,7 +145,7 @@ func (w *webSearch) call(ctx context.Context, a WebSearchArgs) (agent.Output, er
 	if n := len([]rune(q)); w.o.MaxQueryRunes > 0 && n > w.o.MaxQueryRunes {
 		return w.problem(fmt.Sprintf("the query is too long (%d characters); write a short search query of at most %d", n, w.o.MaxQueryRunes))
 	}
-	refusal, left, ok := w.take(q)
+	refusal, left, ok := w.take()
 	if !ok {
 		if w.o.Format == JSON {
 			return resultList(ResultList{Query: q, Results: []ResultItem{}, Note: refusal}), nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,11 +18,10 @@ import (
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/sovatest"
 	"github.com/sova-ai/sova/internal/spaces"
-	"github.com/sova-ai/sova/internal/store"
 	"github.com/sova-ai/sova/internal/tools"
 )
 
-const docsUser = "local"
+const docsUser = "local" // the user of sovatest.Projects
 
 // docsEnv is a real document space (SQLite and the Bleve index in a
 // temporary directory), a scripted model and a fake SearXNG.
@@ -37,30 +35,7 @@ type docsEnv struct {
 
 func newDocsEnv(t *testing.T) *docsEnv {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := store.OpenSQLite(t.Context(), filepath.Join(dir, "sova.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	idx, err := spaces.OpenBleve(filepath.Join(dir, "spaces"), spaces.BleveOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := spaces.NewService(st, idx, nil, spaces.Config{}, nil)
-	t.Cleanup(func() { _ = svc.Close() })
-	sp, err := svc.CreateSpace(t.Context(), docsUser, "Projects", "project plans and budgets")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = svc.Add(t.Context(), docsUser, sp.ID, []spaces.File{
-		spaces.BytesFile("vostok.md", []byte("# Vostok\n\n## Budget\n\nThe Vostok budget is five million roubles, approved in March.\n")),
-		spaces.BytesFile("zapad.md", []byte("# Zapad\n\n## Timeline\n\nThe Zapad project starts in June.\n")),
-	}, spaces.AddOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, _ = svc.Space(t.Context(), docsUser, sp.ID)
+	svc, sp := sovatest.Projects(t)
 	arts := sovatest.DefaultArticles()
 	site := sovatest.NewSite(t, arts)
 	return &docsEnv{

@@ -2,7 +2,6 @@ package research
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -132,16 +131,7 @@ func (s *session) summarise(ctx context.Context, t *todo, title, content string)
 		"drop navigation, adverts, cookie notices and anything unrelated. At most 250 words, in " + s.lang.Name +
 		". If the page says nothing relevant, say so in one sentence."
 	user := fmt.Sprintf("Research request: %s\nTask: %s — %s\n\nPage title: %s\n\nPage content:\n%s", s.question, t.title, t.objective, title, content)
-	resp, err := s.r.fast.Complete(ctx, llm.Request{Messages: []llm.Message{
-		{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: user},
-	}})
-	if err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(resp.Content) == "" {
-		return "", errors.New("empty summary")
-	}
-	return strings.TrimSpace(resp.Content), nil
+	return tools.Condense(ctx, s.r.fast, sys, user)
 }
 
 // reflectEvery is the agent's step policy: every ReflectEvery steps it

@@ -2,7 +2,6 @@ package search
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -14,53 +13,16 @@ import (
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 	"github.com/sova-ai/sova/internal/mode"
-	"github.com/sova-ai/sova/internal/spaces"
-	"github.com/sova-ai/sova/internal/store"
+	"github.com/sova-ai/sova/internal/sovatest"
 )
 
-const spaceUser = "local"
-
-// spaceEnv is a real document space: SQLite and the Bleve index in a
-// temporary directory.
-type spaceEnv struct {
-	spaces *spaces.Service
-	space  *sova.Space
-}
-
-func newSpaceEnv(t *testing.T) *spaceEnv {
-	t.Helper()
-	dir := t.TempDir()
-	st, err := store.OpenSQLite(t.Context(), filepath.Join(dir, "sova.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	idx, err := spaces.OpenBleve(filepath.Join(dir, "spaces"), spaces.BleveOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := spaces.NewService(st, idx, nil, spaces.Config{}, nil)
-	t.Cleanup(func() { _ = svc.Close() })
-	sp, err := svc.CreateSpace(t.Context(), spaceUser, "Projects", "project plans and budgets")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = svc.Add(t.Context(), spaceUser, sp.ID, []spaces.File{
-		spaces.BytesFile("vostok.md", []byte("# Vostok\n\n## Budget\n\nThe Vostok budget is five million roubles, approved in March.\n")),
-		spaces.BytesFile("zapad.md", []byte("# Zapad\n\n## Timeline\n\nThe Zapad project starts in June.\n")),
-	}, spaces.AddOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, _ = svc.Space(t.Context(), spaceUser, sp.ID)
-	return &spaceEnv{spaces: svc, space: sp}
-}
+const spaceUser = "local" // the user of sovatest.Projects
 
 // TestSearchWithSpaces runs the search pipeline with a document space: the
 // passages found are given to the answer beside the pages read and cited
 // as documents.
 func TestSearchWithSpaces(t *testing.T) {
-	de := newSpaceEnv(t)
+	docSpaces, docSpace := sovatest.Projects(t)
 	e := newSearchEnv(t)
 	var docNumber atomic.Int32
 	e.model.Handle(func(r *llmtest.Request) llmtest.Reply {
@@ -85,8 +47,8 @@ func TestSearchWithSpaces(t *testing.T) {
 		}
 		return e.model.Respond(r)
 	})
-	m := e.mode(t).WithDocuments(de.spaces, 3)
-	in := mode.Input{UserID: spaceUser, Question: "How did presidents describe the Vostok budget?", Spaces: []string{de.space.ID}, Now: time.Now()}
+	m := e.mode(t).WithDocuments(docSpaces, 3)
+	in := mode.Input{UserID: spaceUser, Question: "How did presidents describe the Vostok budget?", Spaces: []string{docSpace.ID}, Now: time.Now()}
 	var rec event.Recorder
 	res, err := m.Run(t.Context(), in, &rec)
 	if err != nil {

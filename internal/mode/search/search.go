@@ -234,7 +234,8 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	// in for pages that cannot be read.
 	candidates := rr.rerank(ctx, rewritten, pool, len(pool))
 	for _, r := range candidates[:min(len(candidates), s.cfg.RerankTopK)] {
-		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: sourceOf(r)})
+		src := tools.SourceOf(r)
+		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 	}
 	mode.Status(sink, "read", fmt.Sprintf("Reading %d pages", min(s.cfg.ScrapeTopN, len(candidates))), "")
 	pages := s.readPages(ctx, sink, rewritten, language, candidates, steps)
@@ -247,7 +248,7 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		// only text this run saw, so they become the citable sources.
 		mode.Status(sink, "read", "No page could be read; answering from search snippets", "")
 		for _, r := range candidates[:min(len(candidates), s.cfg.ScrapeTopN)] {
-			pages = append(pages, readPage{source: *sourceOf(r), summary: r.Snippet})
+			pages = append(pages, readPage{source: tools.SourceOf(r), summary: r.Snippet})
 		}
 	}
 
@@ -500,10 +501,10 @@ func (s *Mode) readOne(ctx context.Context, sink event.Sink, query string, langu
 		// The page was read; its trimmed text serves when no summary can be made.
 		summary = page.Markdown
 	}
-	src := sourceOf(r)
+	src := tools.SourceOf(r)
 	src.Title = title
 	sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: r.URL, Title: title, State: event.PageRead, Chars: page.Chars}})
-	return &readPage{source: *src, summary: summary}, pageStep{URL: r.URL, Title: title, Chars: page.Chars}
+	return &readPage{source: src, summary: summary}, pageStep{URL: r.URL, Title: title, Chars: page.Chars}
 }
 
 func (s *Mode) summarise(ctx context.Context, query string, language lang.Language, title, content string) (string, error) {
@@ -511,16 +512,7 @@ func (s *Mode) summarise(ctx context.Context, query string, language lang.Langua
 		"that bears on the research request; drop navigation, adverts and anything unrelated. " +
 		"At most 200 words, in " + language.Name + ". If the page says nothing relevant, say so in one sentence."
 	user := fmt.Sprintf("Research request: %s\n\nPage title: %s\n\nPage content:\n%s", query, title, content)
-	resp, err := s.fast.Complete(ctx, llm.Request{Messages: []llm.Message{
-		{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: user},
-	}})
-	if err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(resp.Content) == "" {
-		return "", errors.New("empty summary")
-	}
-	return strings.TrimSpace(resp.Content), nil
+	return tools.Condense(ctx, s.fast, sys, user)
 }
 
 func (s *Mode) answerMessages(in mode.Input, history []llm.Message, rewritten string, language lang.Language, pages []readPage) []llm.Message {
@@ -543,10 +535,6 @@ Current date: %s.`, s.cfg.AnswerWords, language.Name, mode.DateIn(in.Now, in.Tim
 		user += "\n(Searched as: " + rewritten + ")"
 	}
 	return append(msgs, llm.Message{Role: llm.RoleUser, Content: user})
-}
-
-func sourceOf(r search.Result) *sova.Source {
-	return &sova.Source{URL: r.URL, Title: r.Title, Snippet: clip(r.Snippet, 300), Kind: sova.SourceWeb, Published: r.Published, Favicon: r.Favicon}
 }
 
 func clip(s string, n int) string { return mode.Clip(s, n) }
