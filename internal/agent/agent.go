@@ -1,9 +1,12 @@
-// Package agent is the tool-calling loop that agent modes share: the model
-// is offered tools, the calls it makes are checked against their JSON
-// schemas (malformed arguments are repaired by asking a model to fix them,
-// seed 000 §8.1), run in parallel, and their results go back to the model,
-// step after step, until it answers or the step limit is reached. The last
-// step allows no tools, so a run always ends with an answer.
+// Package agent is the tool-calling loop every agent of Sova runs on: the
+// model is offered tools, the calls it makes are checked against their
+// JSON schemas (malformed arguments are repaired by asking a model to fix
+// them, seed 000 §8.1), run in parallel, and their results go back to the
+// model, step after step, until it answers, a tool ends the loop, or the
+// step limit is reached. Before every step a step policy (seed 000 §9.3's
+// prepareStep) may narrow the tools offered, forbid tool use, or add to
+// the conversation; by default the last step allows no tools, so a run
+// always ends with an answer.
 package agent
 
 import (
@@ -14,23 +17,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 )
-
-// Tool is a function the model may call.
-type Tool interface {
-	Name() string
-	Description() string
-	// Schema is the JSON schema of the arguments, an object.
-	Schema() *jsonschema.Schema
-	// Call runs the tool with arguments that satisfy the schema. The text
-	// returned is what the model sees; an error is shown to the model as
-	// the tool's failure, and the run goes on.
-	Call(ctx context.Context, args json.RawMessage) (string, error)
-}
 
 // DefaultMaxSteps bounds a run when Config.MaxSteps is not set.
 const DefaultMaxSteps = 10
@@ -41,20 +34,40 @@ type Config struct {
 	// Repair fixes tool calls whose arguments are not valid JSON or do not
 	// fit the tool's schema; nil uses Model.
 	Repair llm.Model
-	Tools  []Tool
-	// MaxSteps is the most model calls a run makes; the last one may not
-	// call tools.
+	// NoRepair reports malformed arguments to the model instead of
+	// repairing them.
+	NoRepair bool
+	Tools    []Tool
+	// MaxSteps is the most model calls a run makes.
 	MaxSteps    int
 	Temperature *float64
 	MaxTokens   int
+	// ToolChoice is the tool_choice of every step unless the policy says
+	// otherwise ("": the endpoint's default).
+	ToolChoice string
+	// PrepareStep is the step policy; nil is LastStepAnswers.
+	PrepareStep PrepareStep
+	// MaxIdle is how many replies without tool calls in a row end the run
+	// (default 1: an answer ends it). Before that, Nudge is sent as the
+	// person's message and the run goes on.
+	MaxIdle int
+	Nudge   string
+	// Concurrency is how many calls of one step run at once: 0 all of
+	// them, 1 one after another in the model's order.
+	Concurrency int
 
-	// OnText receives the model's text as it streams, from every step.
+	// OnText receives the model's text as it streams, from every step;
+	// when nil the model's replies are not streamed.
 	OnText func(delta string)
 	// OnToolCall is called when a call is about to run (its arguments
 	// checked or repaired); OnToolResult when it has finished. Calls of
-	// one step run in parallel, so these may be called concurrently.
+	// one step may run in parallel, so these may be called concurrently.
 	OnToolCall   func(Call)
 	OnToolResult func(Result)
+	// Sink, when set, receives a tool-call event for every call and a
+	// tool-result event for every result, with the tools' titles and
+	// summaries (IDs "s<step>-<call id>", unique within the run).
+	Sink event.Sink
 }
 
 // Call is one tool call of the model.
@@ -67,6 +80,9 @@ type Call struct {
 	RawArgs  string `json:"rawArgs,omitempty"`
 	Repaired bool   `json:"repaired,omitempty"`
 	Step     int    `json:"step"`
+	// Title says for people what the call does (Titler; the name
+	// otherwise).
+	Title string `json:"-"`
 }
 
 // Result is what a tool call returned.
@@ -78,6 +94,11 @@ type Result struct {
 	// Error is set when the tool failed or could not be called.
 	Error string `json:"error,omitempty"`
 	Step  int    `json:"step"`
+	// Summary and Data are how the result shows in the stream (Output's).
+	Summary string          `json:"-"`
+	Data    json.RawMessage `json:"-"`
+	// Stop: the tool ended the loop.
+	Stop bool `json:"-"`
 }
 
 // Step is one model call and the tools it called.
@@ -88,6 +109,13 @@ type Step struct {
 	FinishReason string    `json:"finishReason"`
 	Usage        llm.Usage `json:"usage"`
 }
+
+// How a run ended.
+const (
+	EndAnswer = "answer" // the model replied without calling tools
+	EndTool   = "tool"   // a tool ended the loop (Output.Stop)
+	EndSteps  = "steps"  // the step limit was reached with tools still in use
+)
 
 // Outcome is a finished run.
 type Outcome struct {
@@ -100,6 +128,9 @@ type Outcome struct {
 	// Messages is the conversation as sent, with the model's final answer:
 	// what a continuation would start from.
 	Messages []llm.Message
+	// End says how the run ended; StopTool names the tool that ended it.
+	End      string
+	StopTool string
 }
 
 // Calls returns every tool call of the run, in order.
@@ -118,6 +149,14 @@ func (o *Outcome) Results() []Result {
 		out = append(out, s.Results...)
 	}
 	return out
+}
+
+// LastText is the text of the last step, trimmed.
+func (o *Outcome) LastText() string {
+	if len(o.Steps) == 0 {
+		return ""
+	}
+	return strings.TrimSpace(o.Steps[len(o.Steps)-1].Text)
 }
 
 // tool is a Tool with its schema prepared.
@@ -140,51 +179,73 @@ func Run(ctx context.Context, cfg Config, messages []llm.Message) (*Outcome, err
 	if cfg.Repair == nil {
 		cfg.Repair = cfg.Model
 	}
-	tools, defs, err := prepareTools(cfg.Tools)
+	if cfg.NoRepair {
+		cfg.Repair = nil
+	}
+	if cfg.PrepareStep == nil {
+		cfg.PrepareStep = LastStepAnswers
+	}
+	cfg.MaxIdle = max(cfg.MaxIdle, 1)
+	tools, names, err := prepareTools(cfg.Tools)
 	if err != nil {
 		return nil, err
 	}
 	msgs := append([]llm.Message(nil), messages...)
-	out := &Outcome{}
+	out := &Outcome{End: EndSteps}
 	var text strings.Builder
+	idle := 0
 	for step := 1; step <= cfg.MaxSteps; step++ {
-		last := step == cfg.MaxSteps
-		req := llm.Request{Messages: msgs, Tools: defs, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}
-		if len(defs) > 0 && last {
-			// The tools stay listed (earlier calls refer to them) but may
-			// not be used: the model has to answer now.
-			req.ToolChoice = "none"
-		}
-		var stepText strings.Builder
-		resp, err := cfg.Model.Stream(ctx, req, func(d string) {
-			stepText.WriteString(d)
-			text.WriteString(d)
-			if cfg.OnText != nil {
-				cfg.OnText(d)
-			}
-		})
-		if err != nil {
-			out.Text = text.String()
-			out.Messages = msgs
-			return out, fmt.Errorf("step %d: %w", step, err)
-		}
-		out.Usage = addUsage(out.Usage, resp.Usage)
-		out.Model = resp.Model
-		st := Step{Text: stepText.String(), FinishReason: resp.FinishReason, Usage: resp.Usage}
-		if len(resp.ToolCalls) == 0 || last || len(defs) == 0 {
-			out.Steps = append(out.Steps, st)
-			out.FinishReason = resp.FinishReason
-			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content})
-			break
-		}
-		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
-		st.Calls, st.Results = runCalls(ctx, cfg, tools, resp.ToolCalls, step)
-		if err := ctx.Err(); err != nil {
-			out.Steps = append(out.Steps, st)
-			out.Text = text.String()
-			out.Messages = msgs
+		plan := &StepPlan{Step: step, MaxSteps: cfg.MaxSteps, Steps: out.Steps, Messages: msgs,
+			Tools: slices.Clone(names), ToolChoice: cfg.ToolChoice}
+		if err := cfg.PrepareStep(ctx, plan); err != nil {
+			out.Text, out.Messages = text.String(), msgs
 			return out, err
 		}
+		msgs = plan.Messages
+		offered := map[string]*tool{}
+		var defs []llm.Tool
+		for _, n := range names { // in the run's order
+			if slices.Contains(plan.Tools, n) {
+				offered[n] = tools[n]
+				defs = append(defs, tools[n].def)
+			}
+		}
+		req := llm.Request{Messages: msgs, Tools: defs, ToolChoice: plan.ToolChoice, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}
+		if len(defs) == 0 {
+			req.ToolChoice = ""
+		}
+		var resp *llm.Response
+		if cfg.OnText != nil {
+			resp, err = cfg.Model.Stream(ctx, req, cfg.OnText)
+		} else {
+			resp, err = cfg.Model.Complete(ctx, req)
+		}
+		if err != nil {
+			out.Text, out.Messages = text.String(), msgs
+			return out, fmt.Errorf("step %d: %w", step, err)
+		}
+		text.WriteString(resp.Content)
+		out.Usage = addUsage(out.Usage, resp.Usage)
+		out.Model = resp.Model
+		out.FinishReason = resp.FinishReason
+		st := Step{Text: resp.Content, FinishReason: resp.FinishReason, Usage: resp.Usage}
+		if len(resp.ToolCalls) == 0 || len(defs) == 0 || plan.ToolChoice == "none" {
+			// An answer: calls the step did not allow are not run.
+			out.Steps = append(out.Steps, st)
+			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content})
+			if idle++; idle >= cfg.MaxIdle {
+				out.End = EndAnswer
+				break
+			}
+			// Not yet idle long enough to end: nudge the model back to
+			// its tools (at the last step the run ends at the limit).
+			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: cfg.Nudge})
+			continue
+		}
+		idle = 0
+		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
+		var fatal error
+		st.Calls, st.Results, fatal = runCalls(ctx, cfg, tools, offered, resp.ToolCalls, step)
 		for _, r := range st.Results {
 			content := r.Output
 			if r.Error != "" {
@@ -193,6 +254,17 @@ func Run(ctx context.Context, cfg Config, messages []llm.Message) (*Outcome, err
 			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: r.CallID, Name: r.Name, Content: content})
 		}
 		out.Steps = append(out.Steps, st)
+		if fatal == nil {
+			fatal = ctx.Err()
+		}
+		if fatal != nil {
+			out.Text, out.Messages = text.String(), msgs
+			return out, fatal
+		}
+		if i := slices.IndexFunc(st.Results, func(r Result) bool { return r.Stop }); i >= 0 {
+			out.End, out.StopTool = EndTool, st.Results[i].Name
+			break
+		}
 	}
 	out.Text = text.String()
 	out.Messages = msgs
@@ -207,9 +279,9 @@ func addUsage(a, b llm.Usage) llm.Usage {
 	}
 }
 
-func prepareTools(in []Tool) (map[string]*tool, []llm.Tool, error) {
+func prepareTools(in []Tool) (map[string]*tool, []string, error) {
 	tools := make(map[string]*tool, len(in))
-	defs := make([]llm.Tool, 0, len(in))
+	names := make([]string, 0, len(in))
 	for _, t := range in {
 		name := t.Name()
 		if _, dup := tools[name]; dup {
@@ -233,53 +305,142 @@ func prepareTools(in []Tool) (map[string]*tool, []llm.Tool, error) {
 		}
 		def := llm.Tool{Name: name, Description: t.Description(), Parameters: params}
 		tools[name] = &tool{Tool: t, def: def, resolved: resolved, schema: string(raw)}
-		defs = append(defs, def)
+		names = append(names, name)
 	}
-	return tools, defs, nil
+	return tools, names, nil
 }
 
-// runCalls checks, repairs and runs one step's calls in parallel; the
-// results are in call order.
-func runCalls(ctx context.Context, cfg Config, tools map[string]*tool, calls []llm.ToolCall, step int) ([]Call, []Result) {
+// runCalls checks, repairs and runs one step's calls, in parallel up to
+// cfg.Concurrency; the results are in call order. A Fatal error of a tool
+// is returned; calls not yet started when it (or the end of ctx) comes
+// are not run.
+func runCalls(ctx context.Context, cfg Config, all, offered map[string]*tool, calls []llm.ToolCall, step int) ([]Call, []Result, error) {
 	outCalls := make([]Call, len(calls))
 	results := make([]Result, len(calls))
+	var (
+		mu    sync.Mutex
+		fatal error
+	)
+	stopped := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return fatal != nil || ctx.Err() != nil
+	}
+	one := func(i int, tc llm.ToolCall) {
+		c := Call{ID: tc.ID, Name: tc.Name, Step: step, Title: tc.Name}
+		res := Result{CallID: tc.ID, Name: tc.Name, Step: step}
+		t := offered[tc.Name]
+		switch {
+		case t == nil && all[tc.Name] != nil:
+			c.RawArgs = tc.Arguments
+			res.Error = fmt.Sprintf("the tool %q is not offered at this step; the tools are: %s", tc.Name, toolNames(offered))
+		case t == nil:
+			c.RawArgs = tc.Arguments
+			res.Error = fmt.Sprintf("there is no tool %q (no tool named %q is offered); the tools are: %s", tc.Name, tc.Name, toolNames(offered))
+		default:
+			args, repaired, err := checkArgs(ctx, cfg.Repair, t, tc.Arguments)
+			c.Args, c.Repaired = args, repaired
+			if repaired || err != nil {
+				c.RawArgs = tc.Arguments
+			}
+			if err != nil {
+				res.Error = err.Error()
+			}
+			if tt, ok := t.Tool.(Titler); ok && err == nil {
+				c.Title = tt.Title(c.Args)
+			}
+		}
+		if cfg.OnToolCall != nil {
+			cfg.OnToolCall(c)
+		}
+		emitCall(cfg.Sink, c)
+		if res.Error == "" {
+			o, err := call(ctx, t.Tool, c.Args)
+			res.Output, res.Summary, res.Data, res.Stop = o.Text, o.Summary, o.Data, o.Stop
+			if err != nil {
+				res.Error = err.Error()
+				if IsFatal(err) {
+					mu.Lock()
+					if fatal == nil {
+						fatal = err
+					}
+					mu.Unlock()
+				}
+			}
+		}
+		if cfg.OnToolResult != nil {
+			cfg.OnToolResult(res)
+		}
+		emitResult(cfg.Sink, res)
+		outCalls[i], results[i] = c, res
+	}
+	if cfg.Concurrency == 1 {
+		n := 0
+		for i, tc := range calls {
+			if stopped() {
+				break
+			}
+			one(i, tc)
+			n++
+		}
+		return outCalls[:n], results[:n], fatal
+	}
 	var wg sync.WaitGroup
+	var sem chan struct{}
+	if cfg.Concurrency > 1 {
+		sem = make(chan struct{}, cfg.Concurrency)
+	}
 	for i, tc := range calls {
 		wg.Go(func() {
-			c := Call{ID: tc.ID, Name: tc.Name, Step: step}
-			res := Result{CallID: tc.ID, Name: tc.Name, Step: step}
-			t := tools[tc.Name]
-			if t == nil {
-				c.RawArgs = tc.Arguments
-				res.Error = fmt.Sprintf("there is no tool named %q; the tools are: %s", tc.Name, toolNames(tools))
-			} else {
-				args, repaired, err := checkArgs(ctx, cfg.Repair, t, tc.Arguments)
-				c.Args, c.Repaired = args, repaired
-				if repaired || err != nil {
-					c.RawArgs = tc.Arguments
-				}
-				if err != nil {
-					res.Error = err.Error()
-				}
+			if sem != nil {
+				sem <- struct{}{}
+				defer func() { <-sem }()
 			}
-			if cfg.OnToolCall != nil {
-				cfg.OnToolCall(c)
-			}
-			if res.Error == "" {
-				output, err := t.Call(ctx, c.Args)
-				res.Output = output
-				if err != nil {
-					res.Error = err.Error()
-				}
-			}
-			if cfg.OnToolResult != nil {
-				cfg.OnToolResult(res)
-			}
-			outCalls[i], results[i] = c, res
+			one(i, tc)
 		})
 	}
 	wg.Wait()
-	return outCalls, results
+	return outCalls, results, fatal
+}
+
+// call runs a tool, through Run when it has one.
+func call(ctx context.Context, t Tool, args json.RawMessage) (Output, error) {
+	if r, ok := t.(Runner); ok {
+		return r.Run(ctx, args)
+	}
+	text, err := t.Call(ctx, args)
+	return Output{Text: text}, err
+}
+
+// EventID makes a tool call's ID unique within a run: some servers
+// number calls per response (call_0, call_1, …).
+func EventID(step int, id string) string {
+	return fmt.Sprintf("s%d-%s", step, id)
+}
+
+func emitCall(sink event.Sink, c Call) {
+	if sink == nil {
+		return
+	}
+	sink.Emit(event.Event{Type: event.TypeToolCall, Time: time.Now(), ToolCall: &event.ToolCall{
+		ID: EventID(c.Step, c.ID), Name: c.Name, Input: c.Args, Title: c.Title,
+	}})
+}
+
+func emitResult(sink event.Sink, r Result) {
+	if sink == nil {
+		return
+	}
+	text, output := r.Summary, r.Data
+	if r.Error != "" {
+		text = "Failed: " + r.Error
+	}
+	if output == nil && json.Valid([]byte(r.Output)) {
+		output = json.RawMessage(r.Output)
+	}
+	sink.Emit(event.Event{Type: event.TypeToolResult, Time: time.Now(), ToolResult: &event.ToolResult{
+		ID: EventID(r.Step, r.CallID), Name: r.Name, Text: text, Output: output, Error: r.Error,
+	}})
 }
 
 func toolNames(tools map[string]*tool) string {
@@ -292,11 +453,14 @@ func toolNames(tools map[string]*tool) string {
 }
 
 // checkArgs parses and validates a call's arguments, asking the repair
-// model to fix them once when they do not fit.
+// model (when there is one) to fix them once when they do not fit.
 func checkArgs(ctx context.Context, repair llm.Model, t *tool, raw string) (json.RawMessage, bool, error) {
 	args, err := validate(t, raw)
 	if err == nil {
 		return args, false, nil
+	}
+	if repair == nil {
+		return nil, false, fmt.Errorf("invalid arguments for %s: %v", t.Name(), err)
 	}
 	fixed, rerr := repairArgs(ctx, repair, t, raw, err)
 	if rerr != nil {

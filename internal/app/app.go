@@ -15,7 +15,9 @@ import (
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/mode/chat"
 	"github.com/sova-ai/sova/internal/mode/research"
+	searchmode "github.com/sova-ai/sova/internal/mode/search"
 	"github.com/sova-ai/sova/internal/mode/sgr"
 	"github.com/sova-ai/sova/internal/run"
 	"github.com/sova-ai/sova/internal/search"
@@ -97,8 +99,8 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 	}
 
 	block := search.BlockList{Domains: cfg.BlockedDomains, Keywords: cfg.BlockedKeywords}
-	searchCfg := func(id, desc string, iterations int, words string) mode.SearchConfig {
-		return mode.SearchConfig{
+	searchCfg := func(id, desc string, iterations int, words string) searchmode.Config {
+		return searchmode.Config{
 			ID: id, Description: desc,
 			Queries: cfg.DeepSearchQueries, Iterations: iterations, MaxResults: cfg.DeepSearchMaxResults,
 			RerankTopK: cfg.RerankTopK, ScrapeTopN: cfg.ScrapeTopN, Concurrency: cfg.SearchConcurrency,
@@ -109,15 +111,15 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 	// deep_research runs deep_search first, for context.
 	deepCfg := searchCfg("deep_search", "Deeper web search: the search pipeline with more iterations and sources, cited answer of 800–1200 words.", cfg.BalancedIterations, "800-1200")
 	deepCfg.RerankTopK, deepCfg.ScrapeTopN = cfg.BalancedRerankTopK, cfg.BalancedScrapeTopN
-	deepSearch := mode.NewSearch(deepCfg, model, fast, chain, retr.reader)
+	deepSearch := searchmode.New(deepCfg, model, fast, chain, retr.reader)
 	docSpaces, err := OpenSpaces(cfg, st, retr.embed, logger) // spaces.go
 	if err != nil {
 		_ = st.Close()
 		return nil, err
 	}
 	modes, err := mode.NewRegistry(
-		mode.NewChat(mode.ChatConfig{HistoryLimit: cfg.ChatHistoryLimit, MaxTokens: cfg.ChatMaxTokens, Temperature: cfg.ChatTemperature}, model),
-		mode.NewSearch(searchCfg("search", "Fast web search: query rewrite, parallel multi-query search, reads the best pages, cited answer of 400–600 words.", cfg.SpeedMaxIterations, "400-600"), model, fast, chain, retr.reader).WithDocuments(docSpaces, cfg.SpacesSearchTopK),
+		chat.New(chat.Config{HistoryLimit: cfg.ChatHistoryLimit, MaxTokens: cfg.ChatMaxTokens, Temperature: cfg.ChatTemperature}, model),
+		searchmode.New(searchCfg("search", "Fast web search: query rewrite, parallel multi-query search, reads the best pages, cited answer of 400–600 words.", cfg.SpeedMaxIterations, "400-600"), model, fast, chain, retr.reader).WithDocuments(docSpaces, cfg.SpacesSearchTopK),
 		deepSearch.WithDocuments(docSpaces, cfg.SpacesSearchTopK),
 		docsMode(cfg, model, fast, docSpaces, chain, block),
 		research.New(research.Config{

@@ -16,7 +16,7 @@ import (
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
-	"github.com/sova-ai/sova/internal/mode"
+	searchmode "github.com/sova-ai/sova/internal/mode/search"
 	"github.com/sova-ai/sova/internal/rank"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/webcache"
@@ -141,8 +141,8 @@ func searchLimits(overrides map[string]string) (map[string]search.Limits, error)
 
 // retrieval is what the search modes read and rank with.
 type retrieval struct {
-	reader   fetch.Reader  // cache → fetcher → external reader fallback
-	reranker mode.Reranker // nil: BM25
+	reader   fetch.Reader        // cache → fetcher → external reader fallback
+	reranker searchmode.Reranker // nil: BM25
 	cache    *webcache.Cache
 	embed    *llm.Client // SOVA_EMBED_MODEL; nil when unset
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/llm"
-	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/mode/docs"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/spaces"
 )
@@ -63,8 +63,8 @@ func EmbeddingClient(cfg *config.Config, logger *slog.Logger) (*llm.Client, erro
 
 // docsMode is the docs mode (seed 003) over the spaces, with the web
 // search chain for its web_search tool.
-func docsMode(cfg *config.Config, model, fast *llm.Client, sp *spaces.Service, chain *search.Chain, block search.BlockList) *mode.Docs {
-	return mode.NewDocs(mode.DocsConfig{
+func docsMode(cfg *config.Config, model, fast *llm.Client, sp *spaces.Service, chain *search.Chain, block search.BlockList) *docs.Mode {
+	return docs.New(docs.Config{
 		MaxDocQueries: cfg.DocsMaxDocQueries, MaxWebQueries: cfg.DocsMaxWebQueries, WebSearch: cfg.DocsWebSearch,
 		DocResults: cfg.DocsResults, WebResults: cfg.DeepSearchMaxResults, MaxSteps: cfg.DocsMaxSteps,
 		Temperature: cfg.DocsTemperature, MaxTokens: cfg.ChatMaxTokens, HistoryLimit: cfg.ChatHistoryLimit,

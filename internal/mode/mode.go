@@ -1,7 +1,11 @@
-// Package mode holds Sova's modes: each is a pipeline that takes a question
-// (with its chat history), emits typed progress events and returns the
-// answer. A mode never knows about HTTP; the run and server packages put
-// its events on the wire and its result in the store.
+// Package mode is the contract between Sova's modes and the run engine: a
+// mode is a pipeline that takes a question (with its chat history), emits
+// typed progress events and returns the answer. Each mode lives in its own
+// package (chat, search, docs, research, sgr); this one holds what they
+// share: Mode, Input, Result, the Registry, the run's Workspace, pausing
+// for the person and resuming, and a few small helpers. A mode never knows
+// about HTTP; the run and server packages put its events on the wire and
+// its result in the store.
 package mode
 
 import (
@@ -10,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sova-ai/sova"
@@ -147,15 +152,59 @@ func (r *Registry) All() []Mode {
 	return out
 }
 
-// status emits a status event.
-func status(sink event.Sink, stage, msg, detail string) {
+// DocumentAware is implemented by modes that search the document spaces a
+// request names (Input.Spaces) along with the web.
+type DocumentAware interface {
+	SearchesDocuments() bool
+}
+
+// Status emits a status event.
+func Status(sink event.Sink, stage, msg, detail string) {
 	sink.Emit(event.Event{Type: event.TypeStatus, Time: time.Now(), Status: &event.Status{Stage: stage, Message: msg, Detail: detail}})
 }
 
-// lastMessages keeps the newest n messages.
-func lastMessages(msgs []llm.Message, n int) []llm.Message {
+// TextDelta is an event carrying a piece of the answer.
+func TextDelta(s string) event.Event {
+	return event.Event{Type: event.TypeTextDelta, Time: time.Now(), Text: s}
+}
+
+// FinishReason maps a model's finish reason to the run's.
+func FinishReason(r string) string {
+	switch r {
+	case "length":
+		return event.FinishLength
+	default:
+		return event.FinishStop
+	}
+}
+
+// DateIn formats the current date in the person's time zone when it is
+// known, so "today" means their today.
+func DateIn(now time.Time, tz string) string {
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if tz != "" {
+		if loc, err := time.LoadLocation(tz); err == nil {
+			now = now.In(loc)
+		}
+	}
+	return now.Format("Monday, 2 January 2006")
+}
+
+// LastMessages keeps the newest n messages (all when n <= 0).
+func LastMessages(msgs []llm.Message, n int) []llm.Message {
 	if n <= 0 || len(msgs) <= n {
 		return msgs
 	}
 	return msgs[len(msgs)-n:]
+}
+
+// Clip shortens s, trimmed, to at most n runes.
+func Clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
+	"github.com/sova-ai/sova/internal/tools"
 )
 
 var (
@@ -108,7 +109,7 @@ func (m *Model) research(r *llmtest.Request) (llmtest.Reply, bool) {
 		}
 		switch calls {
 		case 0:
-			return llmtest.Reply{ToolCalls: []llm.ToolCall{call("web_search", map[string]any{"query": task})}, Usage: usage}, true
+			return llmtest.Reply{ToolCalls: []llm.ToolCall{call(tools.WebSearchName, map[string]any{"query": task})}, Usage: usage}, true
 		case 1:
 			var urls []string
 			for _, u := range scrapeURLRE.FindAllStringSubmatch(last, 2) {

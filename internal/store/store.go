@@ -5,7 +5,7 @@
 // Every method is scoped by a user ID: a user only ever sees, changes or
 // deletes their own chats, and a chat that exists but belongs to someone
 // else is reported as ErrNotFound, exactly like one that does not exist.
-// Until authentication exists every caller uses LocalUserID.
+// The user comes from the request (sova.UserFrom) and is passed down.
 package store
 
 import (

@@ -13,6 +13,7 @@ import (
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 	"github.com/sova-ai/sova/internal/mode"
+	searchmode "github.com/sova-ai/sova/internal/mode/search"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/sovatest"
 	"github.com/sova-ai/sova/internal/store"
@@ -54,7 +55,7 @@ func TestRepeatedSearchMakesNoNetworkCalls(t *testing.T) {
 	chain := search.NewChain(search.NewSearXNG(sx.URL, nil))
 	chain.Cache = cache
 	reader := cache.Reader(fetch.New(fetch.Config{AllowHosts: []string{"127.0.0.1"}}))
-	m := mode.NewSearch(mode.SearchConfig{
+	m := searchmode.New(searchmode.Config{
 		ID: "search", Queries: 3, Iterations: 2, MaxResults: 8, RerankTopK: 6, ScrapeTopN: 4,
 		Concurrency: 4, AnswerWords: "400-600", HistoryLimit: 10,
 	}, client, client.Fast(), chain, reader)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	agentloop "github.com/sova-ai/sova/internal/agent"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -155,7 +156,7 @@ func (b *board) agentLoop(ctx context.Context, a *agent) error {
 		if err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err != nil && isFatal(err) {
+		if err != nil && agentloop.IsFatal(err) {
 			return err
 		}
 		if err != nil {
@@ -441,7 +442,7 @@ func (b *board) publish(ctx context.Context, a *agent) error {
 	b.mu.Unlock()
 	emitData(b.s.sink, DataAgent, agentEventID(a.n), d)
 	if err := b.s.ws.Write(ctx, agentFile(a.n), doc); err != nil {
-		return fatal(fmt.Errorf("writing %s: %w", agentFile(a.n), err))
+		return agentloop.Fatal(fmt.Errorf("writing %s: %w", agentFile(a.n), err))
 	}
 	return nil
 }

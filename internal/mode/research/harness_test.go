@@ -17,6 +17,7 @@ import (
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 	"github.com/sova-ai/sova/internal/mode"
+	searchmode "github.com/sova-ai/sova/internal/mode/search"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/sovatest"
 )
@@ -39,6 +40,8 @@ type script struct {
 	shortReports   int           // the first N reports are too short
 	agentLatency   time.Duration // added to every agent step, to see overlap
 	emptyDraft     bool          // the supervisor writes nothing to the draft
+	failPlan       bool          // the model cannot write a research plan
+	failReport     bool          // the model cannot write a structured report
 
 	mu       sync.Mutex
 	inFlight int
@@ -108,6 +111,9 @@ func (sc *script) respond(r *llmtest.Request) llmtest.Reply {
 	case "QueryAnalysis":
 		return reply(map[string]any{"query_type": "historical", "complexity": "complex", "key_aspects": []string{"banking", "unemployment", "recovery"}, "strategy": "primary sources", "constraints": []string{"1930s"}})
 	case "ResearchPlan":
+		if sc.failPlan {
+			return llmtest.Fail(400, "the plan is beyond me")
+		}
 		n := 4 * sc.tasksPerAgent
 		var tasks []map[string]any
 		for i := 1; i <= n; i++ {
@@ -132,6 +138,9 @@ func (sc *script) respond(r *llmtest.Request) llmtest.Reply {
 	case "AgentNote":
 		return reply(sc.note(r))
 	case "FinalReport":
+		if sc.failReport {
+			return llmtest.Fail(400, "the report is beyond me")
+		}
 		sc.mu.Lock()
 		short := sc.counts["FinalReport"] <= sc.shortReports
 		sc.mu.Unlock()
@@ -350,7 +359,7 @@ func (e *env) mode(t *testing.T) *Research {
 	reader := fetch.New(fetch.Config{AllowHosts: []string{"127.0.0.1"}})
 	var searcher Searcher
 	if e.initial {
-		searcher = mode.NewSearch(mode.SearchConfig{
+		searcher = searchmode.New(searchmode.Config{
 			ID: "deep_search", Queries: 2, Iterations: 2, MaxResults: 4, RerankTopK: 3, ScrapeTopN: 2,
 			Concurrency: 4, AnswerWords: "800-1200", HistoryLimit: 10,
 		}, c, c.Fast(), chain, reader)

@@ -3,7 +3,6 @@ package research
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -14,9 +13,8 @@ import (
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/search"
+	"github.com/sova-ai/sova/internal/tools"
 )
-
-var errNoText = errors.New("no readable text on the page")
 
 // initialStagePrefix marks the initial deep search's status stages, so a
 // UI can tell its progress from the research's own.
@@ -84,7 +82,7 @@ func (s *session) initialSearch(ctx context.Context) error {
 		Timezone: s.in.Timezone, Now: s.in.Now, Spaces: s.in.Spaces, WebSearch: s.in.WebSearch,
 	}, w)
 	w.mu.Lock()
-	s.rounds = w.maxRound
+	s.tools.SetRounds(w.maxRound)
 	w.mu.Unlock()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -104,9 +102,9 @@ func (s *session) initialSearch(ctx context.Context) error {
 		if src.Title == "" {
 			src.Title = pg.Title
 		}
-		mapping[src.Number] = s.pages.add(src, "").n
+		mapping[src.Number] = s.pages.Add(src, "").N
 	}
-	s.initial = strings.TrimSpace(remapMarkers(res.Text, mapping))
+	s.initial = strings.TrimSpace(tools.RemapMarkers(res.Text, mapping))
 	status(s.sink, "initial_search", "Initial deep search done", fmt.Sprintf("%d pages read", len(mapping)))
 	return nil
 }
@@ -143,9 +141,9 @@ Current date: %s.`, s.lang.Name, dateIn(s.in.Now, s.in.Timezone))
 		return nil, nil
 	}
 	qs = qs[:min(len(qs), 3)]
-	st := pauseState{Version: 1, Question: s.question, Language: s.lang.Code, Initial: s.initial, Rounds: s.rounds, Questions: qs}
-	for _, p := range s.pages.all() {
-		st.Pages = append(st.Pages, savedPage{Number: p.n, Source: p.src, Summary: p.summary})
+	st := pauseState{Version: 1, Question: s.question, Language: s.lang.Code, Initial: s.initial, Rounds: s.tools.Rounds(), Questions: qs}
+	for _, p := range s.pages.All() {
+		st.Pages = append(st.Pages, savedPage{Number: p.N, Source: p.Source, Summary: p.Summary})
 	}
 	state, err := json.Marshal(st)
 	if err != nil {

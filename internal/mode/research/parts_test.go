@@ -112,24 +112,6 @@ func TestRenderReport(t *testing.T) {
 	}
 }
 
-func TestMarkers(t *testing.T) {
-	reg := newRegistry()
-	reg.add(sova.Source{URL: "https://a.example/1"}, "")
-	reg.add(sova.Source{URL: "https://b.example/2"}, "")
-	if p := reg.add(sova.Source{URL: "https://a.example/1/"}, "again"); p.n != 1 {
-		t.Errorf("a page read twice got number %d", p.n)
-	}
-	if got := reg.keepKnownMarkers("a [1] b [3] c [2][12]"); got != "a [1] b  c [2]" {
-		t.Errorf("keepKnownMarkers: %q", got)
-	}
-	if got := reg.markers("[2] x [1] [2] [7]"); len(got) != 2 || got[0] != 2 || got[1] != 1 {
-		t.Errorf("markers: %v", got)
-	}
-	if got := remapMarkers("x [1] y [2] z [3]", map[int]int{1: 4, 3: 5}); got != "x [4] y  z [5]" {
-		t.Errorf("remapMarkers: %q", got)
-	}
-}
-
 func TestMemWorkspace(t *testing.T) {
 	ctx := context.Background()
 	w := NewMemWorkspace()

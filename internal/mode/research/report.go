@@ -89,7 +89,7 @@ func (s *session) report(ctx context.Context, findings string) (*mode.Result, er
 	}
 
 	// Citations: only pages the run read, renumbered in order of use.
-	read := s.pages.sources()
+	read := s.pages.Sources()
 	filter := cite.NewFilter(read, func(src sova.Source) {
 		s.sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 	})
@@ -109,8 +109,8 @@ func (s *session) report(ctx context.Context, findings string) (*mode.Result, er
 		// No inline citation survived; the pages the model named as its
 		// sources are listed if the run read them.
 		for _, u := range best.Sources {
-			if p, ok := s.pages.lookup(u); ok {
-				src := p.src
+			if p, ok := s.pages.Lookup(u); ok {
+				src := p.Source
 				src.Number = len(sources) + 1
 				sources = append(sources, src)
 				s.sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
@@ -155,10 +155,10 @@ The whole report should run to 2000-5000 words. Current date: %s.`, s.lang.Name,
 		fmt.Fprintf(&u, "\nKey insights:\n%s\n", ins)
 	}
 	u.WriteString("\nNumbered sources (pages the research read):\n")
-	for _, p := range s.pages.all() {
-		fmt.Fprintf(&u, "[%d] %s — %s\n", p.n, p.src.Title, p.src.URL)
-		if p.summary != "" {
-			fmt.Fprintf(&u, "    %s\n", clip(strings.Join(strings.Fields(p.summary), " "), 300))
+	for _, p := range s.pages.All() {
+		fmt.Fprintf(&u, "[%d] %s — %s\n", p.N, p.Source.Title, p.Source.URL)
+		if p.Summary != "" {
+			fmt.Fprintf(&u, "    %s\n", clip(strings.Join(strings.Fields(p.Summary), " "), 300))
 		}
 	}
 	return []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: u.String()}}
@@ -249,7 +249,7 @@ type stepsRecord struct {
 }
 
 func (s *session) steps(fromDraft bool, attempts int) json.RawMessage {
-	rec := stepsRecord{FromDraft: fromDraft, ReportAttempts: attempts, PagesRead: s.pages.count(), Agents: []AgentData{}}
+	rec := stepsRecord{FromDraft: fromDraft, ReportAttempts: attempts, PagesRead: s.pages.Count(), Agents: []AgentData{}}
 	s.mu.Lock()
 	rec.Plan = PlanData{Goal: s.plan.Goal, Revision: s.planRevision}
 	for _, th := range s.plan.Themes {

@@ -18,16 +18,15 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/event"
-	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/search"
+	"github.com/sova-ai/sova/internal/tools"
 )
 
 // ID is the mode id.
@@ -81,18 +80,13 @@ type Searcher interface {
 	Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error)
 }
 
-// PageReader reads a web page into Markdown (*fetch.Fetcher).
-type PageReader interface {
-	Fetch(ctx context.Context, url string) (*fetch.Page, error)
-}
-
 // Research is the deep_research mode.
 type Research struct {
 	cfg      Config
 	model    *llm.Client // planning, agents, supervisor, notes, report
 	fast     *llm.Client // clarification check, page summaries, reflections
 	chain    *search.Chain
-	reader   PageReader
+	reader   tools.PageReader
 	searcher Searcher // nil: no initial deep search
 }
 
@@ -100,7 +94,7 @@ var _ mode.Mode = (*Research)(nil)
 
 // New returns the mode. searcher may be nil, which turns the initial deep
 // search off.
-func New(cfg Config, model, fast *llm.Client, chain *search.Chain, reader PageReader, searcher Searcher) *Research {
+func New(cfg Config, model, fast *llm.Client, chain *search.Chain, reader tools.PageReader, searcher Searcher) *Research {
 	if fast == nil {
 		fast = model
 	}
@@ -176,11 +170,13 @@ type session struct {
 	question string
 	initial  string // the initial deep search's answer, citations renumbered to pages
 	answers  string // clarification questions and the person's answers
-	provider *search.Chain
-	pages    *registry
+	// tools is what the agents' tools share: the search (with failover
+	// reports), the page reader, the search rounds and the pages read,
+	// numbered as the research cites them.
+	tools *tools.Run
+	pages *tools.Pages
 
 	mu        sync.Mutex
-	rounds    int // search rounds so far: ids of query events
 	items     int // notes written
 	plan      ResearchPlan
 	analysis  QueryAnalysis
@@ -199,25 +195,26 @@ func (r *Research) newSession(in mode.Input, sink event.Sink) *session {
 		r: r, cfg: r.cfg, in: in, sink: sink, ws: ws,
 		question: strings.TrimSpace(in.Question),
 		lang:     lang.Detect(in.Question),
-		pages:    newRegistry(),
 	}
-	s.provider = r.chain.WithFailover(func(failed string, err error, next string) {
+	provider := r.chain.WithFailover(func(failed string, err error, next string) {
 		status(sink, "search", fmt.Sprintf("Search provider %s failed; trying %s", failed, next), err.Error())
 	})
+	s.tools = tools.NewRun(tools.Providers{Search: provider, Reader: r.reader}, sink)
+	s.pages = s.tools.Pages()
 	return s
 }
 
 func (s *session) restore(st pauseState, answer string) {
 	s.question = st.Question
 	s.lang = lang.Detect(st.Question)
-	s.rounds = st.Rounds
+	s.tools.SetRounds(st.Rounds)
 	// Pages keep their numbers when saved densely in order; the mapping
 	// keeps the initial result's citations right even if they were not.
 	mapping := map[int]int{}
 	for _, p := range st.Pages {
-		mapping[p.Number] = s.pages.add(p.Source, p.Summary).n
+		mapping[p.Number] = s.pages.Add(p.Source, p.Summary).N
 	}
-	s.initial = remapMarkers(st.Initial, mapping)
+	s.initial = tools.RemapMarkers(st.Initial, mapping)
 	var b strings.Builder
 	for i, q := range st.Questions {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, q)
@@ -267,14 +264,6 @@ func (s *session) research(ctx context.Context) (*mode.Result, error) {
 	status(s.sink, "compress", "Compressing findings", fmt.Sprintf("%d notes", len(notes)))
 	findings := compressFindings(notes)
 	return s.report(ctx, findings)
-}
-
-// nextRound hands out the id of the next search round (query events).
-func (s *session) nextRound() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rounds++
-	return s.rounds
 }
 
 // nextItem hands out the next note number.
@@ -357,32 +346,12 @@ func (s *session) temperature() *float64 {
 	return &t
 }
 
-// status emits a status event.
-func status(sink event.Sink, stage, msg, detail string) {
-	sink.Emit(event.Event{Type: event.TypeStatus, Time: time.Now(), Status: &event.Status{Stage: stage, Message: msg, Detail: detail}})
-}
-
-// clip shortens s to at most n runes.
-func clip(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
-// dateIn formats the current date in the person's time zone.
-func dateIn(now time.Time, tz string) string {
-	if now.IsZero() {
-		now = time.Now()
-	}
-	if tz != "" {
-		if loc, err := time.LoadLocation(tz); err == nil {
-			now = now.In(loc)
-		}
-	}
-	return now.Format("Monday, 2 January 2006")
-}
+// Helpers the modes share.
+var (
+	status = mode.Status
+	clip   = mode.Clip
+	dateIn = mode.DateIn
+)
 
 // SearchesDocuments implements mode.DocumentAware: with spaces named, the
 // initial deep search reads the person's documents beside the web, and

@@ -2,14 +2,15 @@ package research
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/sova-ai/sova"
 
+	agentloop "github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
@@ -42,27 +43,22 @@ func (s *session) review(ctx context.Context, c completion) error {
 	call := s.board.callNumber()
 	status(s.sink, "supervisor", fmt.Sprintf("Supervisor reviewing %s's task (call %d of %d)", c.agent.id, call, s.cfg.MaxSupervisorCalls), c.todo.title)
 	rv := &reviewRun{s: s, c: c, call: call}
-	l := &loop{
-		client:    s.r.model,
-		temp:      s.temperature(),
-		maxTokens: s.cfg.MaxTokens,
-		messages:  s.supervisorMessages(ctx, c, call),
-		tools:     rv.tools(),
-		maxSteps:  s.cfg.SupervisorMaxIterations,
-		maxIdle:   2,
-		nudge:     "Continue the review with your tools, and end it with make_final_decision (continue, replan or finish).",
-	}
-	res, err := l.run(ctx)
+	res, err := s.loop(ctx, agentloop.Config{
+		Tools:    rv.tools(),
+		MaxSteps: s.cfg.SupervisorMaxIterations,
+		MaxIdle:  2,
+		Nudge:    "Continue the review with your tools, and end it with make_final_decision (continue, replan or finish).",
+	}, s.supervisorMessages(ctx, c, call))
 	d := DecisionData{Call: call, MaxCalls: s.cfg.MaxSupervisorCalls, Agent: c.agent.id}
 	switch {
-	case err != nil && (ctx.Err() != nil || isFatal(err)):
+	case err != nil && (ctx.Err() != nil || agentloop.IsFatal(err)):
 		return err
 	case err != nil:
 		status(s.sink, "supervisor", "The supervisor's review failed; the research goes on", err.Error())
 		d.Decision, d.Reason, d.Forced = DecisionContinue, "review failed: "+err.Error(), true
 	case rv.decision == "":
 		d.Decision, d.Forced = DecisionFinish, true
-		if res.end == endIdle {
+		if res.End == agentloop.EndAnswer {
 			d.Reason = "the supervisor stopped using its tools twice in a row"
 		} else {
 			d.Reason = fmt.Sprintf("the supervisor reached its iteration limit (%d)", s.cfg.SupervisorMaxIterations)
@@ -91,7 +87,7 @@ func (s *session) review(ctx context.Context, c completion) error {
 		line = strings.Replace(line, "**"+d.Decision+"**", "**"+d.Decision+"** (forced)", 1)
 	}
 	if err := s.ws.Append(ctx, fileSupervisor, line); err != nil {
-		return fatal(fmt.Errorf("writing %s: %w", fileSupervisor, err))
+		return agentloop.Fatal(fmt.Errorf("writing %s: %w", fileSupervisor, err))
 	}
 	emitData(s.sink, DataDecision, fmt.Sprintf("decision-%d", call), d)
 	// A long run reports its token use as it goes, not only at the end.
@@ -174,101 +170,102 @@ You have at most %d tool rounds in this review; this is supervisor call %d of %d
 	return []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: u.String()}}
 }
 
-func (rv *reviewRun) tools() []tool {
+// Arguments of the supervisor's tools.
+type (
+	noteArgs struct {
+		Note string `json:"note" jsonschema:"the note"`
+	}
+	mainArgs struct {
+		SectionTitle string `json:"section_title" jsonschema:"title of the insight section"`
+		Content      string `json:"content" jsonschema:"the key insights, Markdown"`
+	}
+	draftArgs struct {
+		Content string `json:"content" jsonschema:"Markdown to add to the draft (or the whole new draft with mode replace)"`
+		Mode    string `json:"mode" jsonschema:"append (default) or replace"`
+	}
+	agentArgs struct {
+		AgentID string `json:"agent_id" jsonschema:"the agent, e.g. agent_2"`
+	}
+	todoArgs struct {
+		AgentID   string `json:"agent_id" jsonschema:"the agent, e.g. agent_2"`
+		Title     string `json:"title" jsonschema:"short task title"`
+		Objective string `json:"objective" jsonschema:"what to find out"`
+		Reasoning string `json:"reasoning" jsonschema:"why the task is needed"`
+	}
+	decisionArgs struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason" jsonschema:"why"`
+	}
+)
+
+// enum restricts a property of a tool's arguments to values.
+func enum(prop string, values ...string) agentloop.ToolOption {
+	return agentloop.WithSchema(func(s *jsonschema.Schema) {
+		for _, v := range values {
+			s.Properties[prop].Enum = append(s.Properties[prop].Enum, v)
+		}
+	})
+}
+
+// text adapts a tool function that only answers with text.
+func text[In any](f func(context.Context, In) (string, error)) func(context.Context, In) (agentloop.Output, error) {
+	return func(ctx context.Context, in In) (agentloop.Output, error) {
+		s, err := f(ctx, in)
+		return agentloop.Text(s), err
+	}
+}
+
+func (rv *reviewRun) tools() []agentloop.Tool {
 	s := rv.s
-	read := func(path, empty string) func(context.Context, json.RawMessage) (string, error) {
-		return func(ctx context.Context, _ json.RawMessage) (string, error) {
+	read := func(path, empty string) func(context.Context, struct{}) (string, error) {
+		return func(ctx context.Context, _ struct{}) (string, error) {
 			doc, err := s.ws.Read(ctx, path)
 			if errors.Is(err, mode.ErrNoFile) || (err == nil && strings.TrimSpace(doc) == "") {
 				return empty, nil
 			}
 			if err != nil {
-				return "", fatal(fmt.Errorf("reading %s: %w", path, err))
+				return "", agentloop.Fatal(fmt.Errorf("reading %s: %w", path, err))
 			}
 			return clip(doc, 12000), nil
 		}
 	}
-	none := object(map[string]any{})
-	return []tool{
-		{def: llm.Tool{Name: "read_supervisor_file", Description: "Read your own notes (supervisor.md).", Parameters: none},
-			run: noStop(read(fileSupervisor, "Your notes are empty."))},
-		{def: llm.Tool{Name: "write_supervisor_note", Description: "Add a note to your own notes file.",
-			Parameters: object(map[string]any{"note": str("the note")}, "note")},
-			run: noStop(rv.writeSupervisorNote)},
-		{def: llm.Tool{Name: "read_main_document", Description: "Read the main research document (the plan and key insights).", Parameters: none},
-			run: noStop(read(fileMain, "The main document is empty."))},
-		{def: llm.Tool{Name: "write_main_document", Description: "Add key insights to the main research document.",
-			Parameters: object(map[string]any{"section_title": str("title of the insight section"), "content": str("the key insights, Markdown")}, "section_title", "content")},
-			run: noStop(rv.writeMain)},
-		{def: llm.Tool{Name: "read_draft_report", Description: "Read the draft of the final report.", Parameters: none},
-			run: noStop(read(fileDraft, "The draft report is empty."))},
-		{def: llm.Tool{Name: "write_draft_report", Description: "Write or extend the draft of the final report.",
-			Parameters: object(map[string]any{
-				"content": str("Markdown to add to the draft (or the whole new draft with mode replace)"),
-				"mode":    map[string]any{"type": "string", "enum": []string{"append", "replace"}, "description": "append (default) or replace"},
-			}, "content", "mode")},
-			run: noStop(rv.writeDraft)},
-		{def: llm.Tool{Name: "review_agent_progress", Description: "See an agent's todos and notes.",
-			Parameters: object(map[string]any{"agent_id": str("the agent, e.g. agent_2")}, "agent_id")},
-			run: noStop(rv.reviewAgent)},
-		{def: llm.Tool{Name: "create_agent_todo", Description: "Give an agent a new research task.",
-			Parameters: object(map[string]any{
-				"agent_id": str("the agent, e.g. agent_2"), "title": str("short task title"),
-				"objective": str("what to find out"), "reasoning": str("why the task is needed"),
-			}, "agent_id", "title", "objective", "reasoning")},
-			run: noStop(rv.createTodo)},
-		{def: llm.Tool{Name: "make_final_decision", Description: "End the review with a decision on the research.",
-			Parameters: object(map[string]any{
-				"decision": map[string]any{"type": "string", "enum": []string{DecisionContinue, DecisionReplan, DecisionFinish}},
-				"reason":   str("why"),
-			}, "decision", "reason")},
-			run: rv.decide},
+	return []agentloop.Tool{
+		agentloop.NewTool("read_supervisor_file", "Read your own notes (supervisor.md).", text(read(fileSupervisor, "Your notes are empty."))),
+		agentloop.NewTool("write_supervisor_note", "Add a note to your own notes file.", text(rv.writeSupervisorNote)),
+		agentloop.NewTool("read_main_document", "Read the main research document (the plan and key insights).", text(read(fileMain, "The main document is empty."))),
+		agentloop.NewTool("write_main_document", "Add key insights to the main research document.", text(rv.writeMain)),
+		agentloop.NewTool("read_draft_report", "Read the draft of the final report.", text(read(fileDraft, "The draft report is empty."))),
+		agentloop.NewTool("write_draft_report", "Write or extend the draft of the final report.", text(rv.writeDraft), enum("mode", "append", "replace")),
+		agentloop.NewTool("review_agent_progress", "See an agent's todos and notes.", text(rv.reviewAgent)),
+		agentloop.NewTool("create_agent_todo", "Give an agent a new research task.", text(rv.createTodo)),
+		agentloop.NewTool("make_final_decision", "End the review with a decision on the research.", rv.decide,
+			enum("decision", DecisionContinue, DecisionReplan, DecisionFinish)),
 	}
 }
 
-func (rv *reviewRun) writeSupervisorNote(ctx context.Context, raw json.RawMessage) (string, error) {
-	var args struct {
-		Note string `json:"note"`
-	}
-	if msg := decodeArgs(raw, &args); msg != "" {
-		return msg, nil
-	}
+func (rv *reviewRun) writeSupervisorNote(ctx context.Context, args noteArgs) (string, error) {
 	if strings.TrimSpace(args.Note) == "" {
 		return "Error: the note is empty.", nil
 	}
 	if err := rv.s.ws.Append(ctx, fileSupervisor, fmt.Sprintf("\n### Call %d\n\n%s\n", rv.call, strings.TrimSpace(args.Note))); err != nil {
-		return "", fatal(fmt.Errorf("writing %s: %w", fileSupervisor, err))
+		return "", agentloop.Fatal(fmt.Errorf("writing %s: %w", fileSupervisor, err))
 	}
 	return "Noted.", nil
 }
 
-func (rv *reviewRun) writeMain(ctx context.Context, raw json.RawMessage) (string, error) {
-	var args struct {
-		SectionTitle string `json:"section_title"`
-		Content      string `json:"content"`
-	}
-	if msg := decodeArgs(raw, &args); msg != "" {
-		return msg, nil
-	}
+func (rv *reviewRun) writeMain(ctx context.Context, args mainArgs) (string, error) {
 	if strings.TrimSpace(args.Content) == "" {
 		return "Error: the content is empty.", nil
 	}
-	text := fmt.Sprintf("\n### %s\n\n%s\n", cmpOr(strings.TrimSpace(args.SectionTitle), "Insights"), rv.s.pages.keepKnownMarkers(strings.TrimSpace(args.Content)))
+	text := fmt.Sprintf("\n### %s\n\n%s\n", cmpOr(strings.TrimSpace(args.SectionTitle), "Insights"), rv.s.pages.KeepKnownMarkers(strings.TrimSpace(args.Content)))
 	if err := rv.s.ws.Append(ctx, fileMain, text); err != nil {
-		return "", fatal(fmt.Errorf("writing %s: %w", fileMain, err))
+		return "", agentloop.Fatal(fmt.Errorf("writing %s: %w", fileMain, err))
 	}
 	return "Added to the main document.", nil
 }
 
-func (rv *reviewRun) writeDraft(ctx context.Context, raw json.RawMessage) (string, error) {
-	var args struct {
-		Content string `json:"content"`
-		Mode    string `json:"mode"`
-	}
-	if msg := decodeArgs(raw, &args); msg != "" {
-		return msg, nil
-	}
-	content := rv.s.pages.keepKnownMarkers(strings.TrimSpace(args.Content))
+func (rv *reviewRun) writeDraft(ctx context.Context, args draftArgs) (string, error) {
+	content := rv.s.pages.KeepKnownMarkers(strings.TrimSpace(args.Content))
 	if content == "" {
 		return "Error: the content is empty.", nil
 	}
@@ -279,19 +276,13 @@ func (rv *reviewRun) writeDraft(ctx context.Context, raw json.RawMessage) (strin
 		err = rv.s.ws.Append(ctx, fileDraft, "\n"+content+"\n")
 	}
 	if err != nil {
-		return "", fatal(fmt.Errorf("writing %s: %w", fileDraft, err))
+		return "", agentloop.Fatal(fmt.Errorf("writing %s: %w", fileDraft, err))
 	}
 	draft, _ := rv.s.ws.Read(ctx, fileDraft)
 	return fmt.Sprintf("The draft report now has %d characters.", len([]rune(draft))), nil
 }
 
-func (rv *reviewRun) reviewAgent(_ context.Context, raw json.RawMessage) (string, error) {
-	var args struct {
-		AgentID string `json:"agent_id"`
-	}
-	if msg := decodeArgs(raw, &args); msg != "" {
-		return msg, nil
-	}
+func (rv *reviewRun) reviewAgent(_ context.Context, args agentArgs) (string, error) {
 	a, ok := rv.s.board.agentByID(args.AgentID)
 	if !ok {
 		return fmt.Sprintf("Error: there is no agent %q; agents are agent_1 … agent_%d.", args.AgentID, len(rv.s.board.agents)), nil
@@ -302,16 +293,7 @@ func (rv *reviewRun) reviewAgent(_ context.Context, raw json.RawMessage) (string
 	return clip(doc, 8000), nil
 }
 
-func (rv *reviewRun) createTodo(ctx context.Context, raw json.RawMessage) (string, error) {
-	var args struct {
-		AgentID   string `json:"agent_id"`
-		Title     string `json:"title"`
-		Objective string `json:"objective"`
-		Reasoning string `json:"reasoning"`
-	}
-	if msg := decodeArgs(raw, &args); msg != "" {
-		return msg, nil
-	}
+func (rv *reviewRun) createTodo(ctx context.Context, args todoArgs) (string, error) {
 	if strings.TrimSpace(args.Title) == "" {
 		return "Error: the title is empty.", nil
 	}
@@ -330,22 +312,15 @@ func (rv *reviewRun) createTodo(ctx context.Context, raw json.RawMessage) (strin
 	return fmt.Sprintf("Todo %d created for %s.", t.id, a.id), nil
 }
 
-func (rv *reviewRun) decide(_ context.Context, raw json.RawMessage) (string, bool, error) {
-	var args struct {
-		Decision string `json:"decision"`
-		Reason   string `json:"reason"`
-	}
-	if msg := decodeArgs(raw, &args); msg != "" {
-		return msg, false, nil
-	}
+func (rv *reviewRun) decide(_ context.Context, args decisionArgs) (agentloop.Output, error) {
 	d := strings.ToLower(strings.TrimSpace(args.Decision))
 	switch d {
 	case DecisionContinue, DecisionReplan, DecisionFinish:
 	default:
-		return fmt.Sprintf("Error: decision must be continue, replan or finish, not %q.", args.Decision), false, nil
+		return agentloop.Text(fmt.Sprintf("Error: decision must be continue, replan or finish, not %q.", args.Decision)), nil
 	}
 	rv.decision, rv.reason = d, strings.TrimSpace(args.Reason)
-	return "Decision recorded: " + d, true, nil
+	return agentloop.Output{Text: "Decision recorded: " + d, Stop: true}, nil
 }
 
 // replan redoes the plan after a replan decision: pending todos are

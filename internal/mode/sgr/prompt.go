@@ -56,19 +56,6 @@ How to work:
 	return b.String()
 }
 
-// dateIn formats the current date in the person's time zone when known.
-func dateIn(now time.Time, tz string) string {
-	if now.IsZero() {
-		now = time.Now()
-	}
-	if tz != "" {
-		if loc, err := time.LoadLocation(tz); err == nil {
-			now = now.In(loc)
-		}
-	}
-	return now.Format("Monday, 2 January 2006")
-}
-
 // questionsText shows clarifying questions to the person.
 func questionsText(l lang.Language, qs, assumptions []string) string {
 	var b strings.Builder

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/sova-ai/sova/internal/tools"
 )
 
 // Tool names, as the model writes them in NextStep.function.tool and as
@@ -16,7 +17,7 @@ const (
 	ToolClarification = "clarification"
 	ToolGeneratePlan  = "generate_plan"
 	ToolAdaptPlan     = "adapt_plan"
-	ToolWebSearch     = "web_search"
+	ToolWebSearch     = tools.WebSearchName
 	ToolExtract       = "extract_page_content"
 	ToolCreateReport  = "create_report"
 	ToolFinalAnswer   = "final_answer"

@@ -30,6 +30,7 @@ import (
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/search"
+	"github.com/sova-ai/sova/internal/tools"
 )
 
 // ID is the mode id (and the OpenAI model name) of the agent.
@@ -58,9 +59,7 @@ type Config struct {
 }
 
 // Searcher is the web search the agent uses (a search.Chain).
-type Searcher interface {
-	Search(ctx context.Context, q search.Query) ([]search.Result, error)
-}
+type Searcher = tools.Searcher
 
 // Store is where agents are kept.
 type Store interface {
@@ -74,7 +73,7 @@ type Mode struct {
 	cfg    Config
 	model  *llm.Client
 	search Searcher
-	reader mode.PageReader
+	reader tools.PageReader
 	store  Store
 	log    *slog.Logger
 }
@@ -82,7 +81,7 @@ type Mode struct {
 var _ mode.AgentMode = (*Mode)(nil)
 
 // New returns the agent mode.
-func New(cfg Config, model *llm.Client, searcher Searcher, reader mode.PageReader, st Store) *Mode {
+func New(cfg Config, model *llm.Client, searcher Searcher, reader tools.PageReader, st Store) *Mode {
 	cfg.MaxSteps = cmp.Or(cfg.MaxSteps, DefaultMaxSteps)
 	if cfg.MaxSearches < 0 {
 		cfg.MaxSearches = 0
@@ -159,7 +158,8 @@ type stepRecord struct {
 type work struct {
 	agent *sova.Agent
 	mem   memory
-	model string // the model that answered last
+	model string     // the model that answered last
+	tools *tools.Run // what the run's web_search and extract_page_content share
 }
 
 func (w *work) language() lang.Language {
@@ -187,6 +187,7 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	if err != nil || done != nil {
 		return done, err
 	}
+	w.tools = tools.NewRun(tools.Providers{Search: m.search, Reader: m.reader}, sink)
 	res, err := m.loop(ctx, w, in, sink)
 	if err != nil {
 		w.agent.State = sova.AgentFailed
@@ -204,7 +205,12 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 // A non-nil Result means there is nothing left to run (a finished agent's
 // run was executed again).
 func (m *Mode) open(ctx context.Context, in mode.Input, sink event.Sink) (*work, *mode.Result, error) {
-	userID := cmp.Or(in.UserID, sova.LocalUserID)
+	userID := in.UserID
+	if userID == "" {
+		// Agents are kept per user; a run for nobody would keep one that
+		// nobody can see or continue.
+		return nil, nil, errors.New("sgr_agent: the run names no user")
+	}
 	id := in.RunID
 	if in.Resume != nil {
 		var rs resumeState
@@ -465,13 +471,12 @@ func firstOf(list []string) string {
 	return ""
 }
 
-func status(sink event.Sink, stage, msg, detail string) {
-	sink.Emit(event.Event{Type: event.TypeStatus, Time: time.Now(), Status: &event.Status{Stage: stage, Message: msg, Detail: detail}})
-}
-
-func textDelta(s string) event.Event {
-	return event.Event{Type: event.TypeTextDelta, Time: time.Now(), Text: s}
-}
+// Helpers the modes share.
+var (
+	status    = mode.Status
+	textDelta = mode.TextDelta
+	dateIn    = mode.DateIn
+)
 
 func toolCall(id, name string, input json.RawMessage, title string) event.Event {
 	return event.Event{Type: event.TypeToolCall, Time: time.Now(), ToolCall: &event.ToolCall{ID: id, Name: name, Input: input, Title: title}}

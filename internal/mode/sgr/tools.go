@@ -3,7 +3,6 @@ package sgr
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/search"
+	"github.com/sova-ai/sova/internal/tools"
 )
 
 // outcome is what running a tool produced.
@@ -80,7 +80,7 @@ func (m *Mode) execute(ctx context.Context, w *work, next NextStep, step int, si
 	case *WebSearchArgs:
 		return m.webSearch(ctx, w, a, step, sink)
 	case *ExtractArgs:
-		return m.extract(ctx, w, a, sink)
+		return m.extract(ctx, w, a)
 	case *CreateReportArgs:
 		return m.createReport(w, a)
 	case *FinalAnswerArgs:
@@ -124,26 +124,11 @@ func (m *Mode) webSearch(ctx context.Context, w *work, a *WebSearchArgs, step in
 	}
 	n = min(n, m.cfg.MaxResults)
 	w.agent.SearchesUsed++
-	sink.Emit(event.Event{Type: event.TypeQuery, Time: time.Now(), Query: &event.Query{
-		Query: q, Total: 1, Status: event.QueryStarted, Iteration: step,
-	}})
-	results, err := m.search.Search(ctx, search.Query{Text: q, MaxResults: n, Language: w.mem.Language})
-	ev := &event.Query{Query: q, Total: 1, Iteration: step}
+	results, err := w.tools.Search(ctx, tools.Query{Text: q, Results: n, Language: w.mem.Language, BlockList: m.cfg.BlockList, Round: step})
 	if err != nil {
-		ev.Status, ev.Error = event.QueryError, err.Error()
-		sink.Emit(event.Event{Type: event.TypeQuery, Time: time.Now(), Query: ev})
 		return failed(fmt.Errorf("web search for %q failed: %w", q, err))
 	}
-	results = search.Filter(search.Dedupe(results), m.cfg.BlockList)
-	if len(results) > n {
-		results = results[:n]
-	}
 	count := len(results)
-	ev.Status, ev.ResultsCount = event.QueryCompleted, &count
-	if count > 0 {
-		ev.Provider = results[0].Provider
-	}
-	sink.Emit(event.Event{Type: event.TypeQuery, Time: time.Now(), Query: ev})
 
 	type item struct {
 		Title   string `json:"title"`
@@ -179,7 +164,7 @@ func (m *Mode) webSearch(ctx context.Context, w *work, a *WebSearchArgs, step in
 	return outcome{text: people.String(), output: jsonOf(map[string]any{"query": q, "results": items}), forModel: model.String()}
 }
 
-func (m *Mode) extract(ctx context.Context, w *work, a *ExtractArgs, sink event.Sink) outcome {
+func (m *Mode) extract(ctx context.Context, w *work, a *ExtractArgs) outcome {
 	var urls []string
 	seen := map[string]bool{}
 	for _, u := range a.URLs {
@@ -198,19 +183,12 @@ func (m *Mode) extract(ctx context.Context, w *work, a *ExtractArgs, sink event.
 	g.SetLimit(m.cfg.Concurrency)
 	for i, u := range urls {
 		g.Go(func() error {
-			title := w.titleOf(u)
-			sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: u, Title: title, State: event.PageReading}})
-			p, err := m.reader.Fetch(gctx, u)
-			if err == nil && strings.TrimSpace(p.Markdown) == "" {
-				err = errors.New("no readable text on the page")
-			}
+			p, err := w.tools.Read(gctx, u, w.titleOf(u))
 			if err != nil {
 				errs[i] = err
-				sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: u, Title: title, State: event.PageFailed, Error: err.Error()}})
 				return nil // one page must not stop the others
 			}
 			pages[i] = p
-			sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: u, Title: cmpOr(p.Title, title), State: event.PageRead, Chars: p.Chars}})
 			return nil
 		})
 	}

@@ -1,4 +1,4 @@
-package mode
+package search
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 // deepSearchConfig is deep_search as app.New builds it with the defaults:
 // SOVA_BALANCED_MAX_ITERATIONS=6, SOVA_BALANCED_RERANK_TOP_K=12,
 // SOVA_BALANCED_SCRAPE_TOP_N=8, answers of 800-1200 words.
-func deepSearchConfig(cfg SearchConfig) SearchConfig {
+func deepSearchConfig(cfg Config) Config {
 	cfg.ID = "deep_search"
 	cfg.Iterations = 6
 	cfg.RerankTopK = 12

@@ -1,4 +1,4 @@
-package mode
+package search
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/mode"
 )
 
 // BenchmarkSearchRun is one whole `search` run (rewrite, 3+2 queries over
@@ -15,7 +16,7 @@ import (
 func BenchmarkSearchRun(b *testing.B) {
 	e := newSearchEnvTB(b)
 	m := e.mode(b)
-	in := Input{Question: "How did presidents describe the economy in the 1930s?", Now: time.Now()}
+	in := mode.Input{Question: "How did presidents describe the economy in the 1930s?", Now: time.Now()}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -38,7 +39,7 @@ func BenchmarkSearchFanOut(b *testing.B) {
 	e.sx.SetDelay(searchLat)
 	e.site.SetDelay(page)
 	m := e.mode(b)
-	in := Input{Question: "How did presidents describe the economy in the 1930s?", Now: time.Now()}
+	in := mode.Input{Question: "How did presidents describe the economy in the 1930s?", Now: time.Now()}
 	critical := 5*model + 2*searchLat + page
 	var total time.Duration
 	b.ResetTimer()

@@ -1,40 +1,43 @@
-package mode
+// Package chat is the chat mode (seed 001 §1): the model alone, no search,
+// a structured answer {reasoning, answer, key_points} streamed as it is
+// written.
+package chat
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/mode"
 )
 
-// ChatConfig tunes the chat mode (seed 001 §1).
-type ChatConfig struct {
+// Config tunes the chat mode (seed 001 §1).
+type Config struct {
 	HistoryLimit int     // SOVA_CHAT_HISTORY_LIMIT
 	MaxTokens    int     // SOVA_CHAT_MAX_TOKENS (seed: 16384)
 	Temperature  float64 // SOVA_TEMPERATURE
 }
 
-// Chat answers from the model alone: no search, no sources.
-type Chat struct {
-	cfg   ChatConfig
+// Mode answers from the model alone: no search, no sources.
+type Mode struct {
+	cfg   Config
 	model *llm.Client
 }
 
-// NewChat returns the chat mode.
-func NewChat(cfg ChatConfig, model *llm.Client) *Chat {
-	return &Chat{cfg: cfg, model: model}
+// New returns the chat mode.
+func New(cfg Config, model *llm.Client) *Mode {
+	return &Mode{cfg: cfg, model: model}
 }
 
-// ID implements Mode.
-func (c *Chat) ID() string { return "chat" }
+// ID implements mode.Mode.
+func (c *Mode) ID() string { return "chat" }
 
-// Description implements Mode.
-func (c *Chat) Description() string {
+// Description implements mode.Mode.
+func (c *Mode) Description() string {
 	return "Conversation with the model alone: no web search, no sources."
 }
 
@@ -53,19 +56,19 @@ func (a SynthesizedAnswer) Validate() error {
 	return nil
 }
 
-// Run implements Mode.
-func (c *Chat) Run(ctx context.Context, in Input, sink event.Sink) (*Result, error) {
+// Run implements mode.Mode.
+func (c *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
 	language := lang.Detect(in.Question)
 	sys := fmt.Sprintf("You are a helpful AI assistant. Provide clear, accurate, and helpful responses.\n"+
 		"Return JSON with fields reasoning, answer, key_points.\n"+
 		"Write the answer and key points in %s, the language of the user's question.\n"+
-		"Current date: %s", language.Name, dateIn(in.Now, in.Timezone))
+		"Current date: %s", language.Name, mode.DateIn(in.Now, in.Timezone))
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sys}}
-	msgs = append(msgs, lastMessages(in.History, c.cfg.HistoryLimit)...)
+	msgs = append(msgs, mode.LastMessages(in.History, c.cfg.HistoryLimit)...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: in.Question})
 	temp := c.cfg.Temperature
 
-	status(sink, "answer", "Thinking", "")
+	mode.Status(sink, "answer", "Thinking", "")
 	// The answer field is streamed as the model writes it. A re-ask after a
 	// validation failure starts a new attempt; only text that extends what
 	// was already shown is sent, so the person never sees text twice.
@@ -80,7 +83,7 @@ func (c *Chat) Run(ctx context.Context, in Input, sink event.Sink) (*Result, err
 		b.WriteString(delta)
 		cur := partialField(b.String(), "answer")
 		if len(cur) > len(shown) && strings.HasPrefix(cur, shown) {
-			sink.Emit(textDelta(cur[len(shown):]))
+			sink.Emit(mode.TextDelta(cur[len(shown):]))
 			shown = cur
 		}
 	}
@@ -94,9 +97,9 @@ func (c *Chat) Run(ctx context.Context, in Input, sink event.Sink) (*Result, err
 	}
 	text := ans.Answer
 	if len(text) > len(shown) && strings.HasPrefix(text, shown) {
-		sink.Emit(textDelta(text[len(shown):]))
+		sink.Emit(mode.TextDelta(text[len(shown):]))
 	} else if shown == "" {
-		sink.Emit(textDelta(text))
+		sink.Emit(mode.TextDelta(text))
 	} else if text != shown {
 		// The final attempt diverged from what was streamed; what the person
 		// saw stays the answer of record so the stored chat matches the screen.
@@ -108,13 +111,13 @@ func (c *Chat) Run(ctx context.Context, in Input, sink event.Sink) (*Result, err
 		for _, p := range ans.KeyPoints {
 			kp.WriteString("- " + strings.TrimSpace(p) + "\n")
 		}
-		sink.Emit(textDelta(kp.String()))
+		sink.Emit(mode.TextDelta(kp.String()))
 		text += kp.String()
 	}
-	return &Result{
+	return &mode.Result{
 		Text:         text,
 		Model:        resp.Model,
-		FinishReason: finishReason(resp.FinishReason),
+		FinishReason: mode.FinishReason(resp.FinishReason),
 		Reasoning:    ans.Reasoning,
 		KeyPoints:    ans.KeyPoints,
 	}, nil
@@ -125,31 +128,4 @@ func keyPointsHeading(l lang.Language) string {
 		return "Главное"
 	}
 	return "Key points"
-}
-
-func textDelta(s string) event.Event {
-	return event.Event{Type: event.TypeTextDelta, Time: time.Now(), Text: s}
-}
-
-func finishReason(r string) string {
-	switch r {
-	case "length":
-		return event.FinishLength
-	default:
-		return event.FinishStop
-	}
-}
-
-// dateIn formats the current date in the person's time zone when it is
-// known, so "today" means their today.
-func dateIn(now time.Time, tz string) string {
-	if now.IsZero() {
-		now = time.Now()
-	}
-	if tz != "" {
-		if loc, err := time.LoadLocation(tz); err == nil {
-			now = now.In(loc)
-		}
-	}
-	return now.Format("Monday, 2 January 2006")
 }

@@ -1,11 +1,9 @@
-package mode
+package docs
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,13 +15,14 @@ import (
 	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
+	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/sovatest"
 	"github.com/sova-ai/sova/internal/spaces"
-	"github.com/sova-ai/sova/internal/store"
+	"github.com/sova-ai/sova/internal/tools"
 )
 
-const docsUser = "local"
+const docsUser = "local" // the user of sovatest.Projects
 
 // docsEnv is a real document space (SQLite and the Bleve index in a
 // temporary directory), a scripted model and a fake SearXNG.
@@ -32,44 +31,21 @@ type docsEnv struct {
 	space  *sova.Space
 	model  *llmtest.Server
 	sx     *sovatest.SearXNG
-	cfg    DocsConfig
+	cfg    Config
 }
 
 func newDocsEnv(t *testing.T) *docsEnv {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := store.OpenSQLite(t.Context(), filepath.Join(dir, "sova.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	idx, err := spaces.OpenBleve(filepath.Join(dir, "spaces"), spaces.BleveOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := spaces.NewService(st, idx, nil, spaces.Config{}, nil)
-	t.Cleanup(func() { _ = svc.Close() })
-	sp, err := svc.CreateSpace(t.Context(), docsUser, "Projects", "project plans and budgets")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = svc.Add(t.Context(), docsUser, sp.ID, []spaces.File{
-		spaces.BytesFile("vostok.md", []byte("# Vostok\n\n## Budget\n\nThe Vostok budget is five million roubles, approved in March.\n")),
-		spaces.BytesFile("zapad.md", []byte("# Zapad\n\n## Timeline\n\nThe Zapad project starts in June.\n")),
-	}, spaces.AddOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, _ = svc.Space(t.Context(), docsUser, sp.ID)
+	svc, sp := sovatest.Projects(t)
 	arts := sovatest.DefaultArticles()
 	site := sovatest.NewSite(t, arts)
 	return &docsEnv{
 		spaces: svc, space: sp, model: llmtest.New(t), sx: sovatest.NewSearXNG(t, site, arts),
-		cfg: DocsConfig{MaxDocQueries: 3, MaxWebQueries: 2, DocResults: 5, WebResults: 3, MaxSteps: 10, Temperature: 0.6, HistoryLimit: 10, UserName: "Anna"},
+		cfg: Config{MaxDocQueries: 3, MaxWebQueries: 2, DocResults: 5, WebResults: 3, MaxSteps: 10, Temperature: 0.6, HistoryLimit: 10, UserName: "Anna"},
 	}
 }
 
-func (e *docsEnv) mode(t *testing.T, docs DocumentSearcher) *Docs {
+func (e *docsEnv) mode(t *testing.T, docs tools.DocumentSearcher) *Mode {
 	t.Helper()
 	c, err := llm.New(llm.Config{BaseURL: e.model.URL(), APIKey: "k", Model: "main-model", FastModel: "fast-model", MaxRetries: -1})
 	if err != nil {
@@ -78,11 +54,11 @@ func (e *docsEnv) mode(t *testing.T, docs DocumentSearcher) *Docs {
 	if docs == nil {
 		docs = e.spaces
 	}
-	return NewDocs(e.cfg, c, c.Fast(), docs, search.NewChain(search.NewSearXNG(e.sx.URL, nil)))
+	return New(e.cfg, c, c.Fast(), docs, search.NewChain(search.NewSearXNG(e.sx.URL, nil)))
 }
 
-func (e *docsEnv) input(q string) Input {
-	return Input{UserID: docsUser, Question: q, Timezone: "Europe/Moscow", Now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+func (e *docsEnv) input(q string) mode.Input {
+	return mode.Input{UserID: docsUser, Question: q, Timezone: "Europe/Moscow", Now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 }
 
 func toolCall(id, name, args string) llm.ToolCall {
@@ -132,7 +108,7 @@ func TestDocsAnswersFromDocuments(t *testing.T) {
 			toolMsg = m
 		}
 	}
-	var out toolOutput
+	var out tools.ResultList
 	if err := json.Unmarshal([]byte(toolMsg.Content), &out); err != nil || len(out.Results) == 0 ||
 		out.Results[0].Number != 1 || out.Results[0].Document != "vostok.md" || !strings.Contains(out.Results[0].Content, "five million") {
 		t.Errorf("tool result = %s (%v)", toolMsg.Content, err)
@@ -193,7 +169,7 @@ func TestDocsWithWebSearchCitesBothKinds(t *testing.T) {
 
 // countingSearcher counts searches and can fail them.
 type countingSearcher struct {
-	DocumentSearcher
+	tools.DocumentSearcher
 	n    atomic.Int32
 	fail error
 }
@@ -314,63 +290,5 @@ func TestParseSources(t *testing.T) {
 
 func mustJSONString(s string) string {
 	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-// TestSearchWithSpaces runs the search pipeline with a document space: the
-// passages found are given to the answer beside the pages read and cited
-// as documents.
-func TestSearchWithSpaces(t *testing.T) {
-	de := newDocsEnv(t)
-	e := newSearchEnv(t)
-	var docNumber atomic.Int32
-	e.model.Handle(func(r *llmtest.Request) llmtest.Reply {
-		if strings.Contains(r.System(), "answers from web sources") {
-			// Find the number the document passage was given.
-			for _, line := range strings.Split(r.LastUser(), "\n") {
-				if strings.HasPrefix(line, "URL: sova://spaces/") {
-					break
-				}
-				if strings.HasPrefix(line, "[") {
-					n := 0
-					for _, c := range line[1:] {
-						if c < '0' || c > '9' {
-							break
-						}
-						n = n*10 + int(c-'0')
-					}
-					docNumber.Store(int32(n))
-				}
-			}
-			return llmtest.Reply{Content: "Web [1]. Documents [" + itoa(int(docNumber.Load())) + "].", Usage: llmtest.Tokens(10, 10)}
-		}
-		return e.model.Respond(r)
-	})
-	m := e.mode(t).WithDocuments(de.spaces, 3)
-	in := Input{UserID: docsUser, Question: "How did presidents describe the Vostok budget?", Spaces: []string{de.space.ID}, Now: time.Now()}
-	var rec eventtest.Recorder
-	res, err := m.Run(t.Context(), in, &rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kinds := []string{}
-	for _, s := range res.Sources {
-		kinds = append(kinds, s.Kind)
-	}
-	if !slices.Equal(kinds, []string{sova.SourceWeb, sova.SourceDocument}) || res.Sources[1].Number != 2 ||
-		!strings.HasPrefix(res.Sources[1].URL, "sova://spaces/") {
-		t.Errorf("sources = %+v", res.Sources)
-	}
-	var steps searchSteps
-	if err := json.Unmarshal(res.Steps, &steps); err != nil || steps.Documents == nil || len(steps.Documents.Passages) == 0 {
-		t.Errorf("steps.documents = %+v (%v)", steps.Documents, err)
-	}
-	if !m.SearchesDocuments() {
-		t.Error("SearchesDocuments = false")
-	}
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
 	return string(b)
 }

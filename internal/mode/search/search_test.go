@@ -1,4 +1,4 @@
-package mode
+package search
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
+	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/sovatest"
 )
@@ -24,7 +25,7 @@ type searchEnv struct {
 	model *sovatest.Model
 	site  *sovatest.Site
 	sx    *sovatest.SearXNG
-	cfg   SearchConfig
+	cfg   Config
 }
 
 func newSearchEnv(t *testing.T) *searchEnv { return newSearchEnvTB(t) }
@@ -37,7 +38,7 @@ func newSearchEnvTB(t testing.TB) *searchEnv {
 		model: sovatest.NewModel(t),
 		site:  site,
 		sx:    sovatest.NewSearXNG(t, site, arts),
-		cfg: SearchConfig{
+		cfg: Config{
 			ID: "search", Queries: 3, Iterations: 2, MaxResults: 8, RerankTopK: 6, ScrapeTopN: 4,
 			Concurrency: 4, AnswerWords: "400-600", HistoryLimit: 10,
 		},
@@ -56,19 +57,19 @@ func (e *searchEnv) client(t testing.TB) *llm.Client {
 	return c
 }
 
-func (e *searchEnv) mode(t testing.TB, providers ...search.Provider) *Search {
+func (e *searchEnv) mode(t testing.TB, providers ...search.Provider) *Mode {
 	t.Helper()
 	if len(providers) == 0 {
 		providers = []search.Provider{search.NewSearXNG(e.sx.URL, nil)}
 	}
 	c := e.client(t)
-	return NewSearch(e.cfg, c, c.Fast(), search.NewChain(providers...), fetch.New(fetch.Config{AllowHosts: []string{"127.0.0.1"}}))
+	return New(e.cfg, c, c.Fast(), search.NewChain(providers...), fetch.New(fetch.Config{AllowHosts: []string{"127.0.0.1"}}))
 }
 
-func (e *searchEnv) run(t *testing.T, m *Search, question string) (*Result, *eventtest.Recorder) {
+func (e *searchEnv) run(t *testing.T, m *Mode, question string) (*mode.Result, *eventtest.Recorder) {
 	t.Helper()
 	var rec eventtest.Recorder
-	res, err := m.Run(context.Background(), Input{Question: question, Now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}, &rec)
+	res, err := m.Run(context.Background(), mode.Input{Question: question, Now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}, &rec)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -254,9 +255,29 @@ func TestSearchRetriesModelErrors(t *testing.T) {
 		}
 		return e.model.Respond(r)
 	})
-	res, _ := e.run(t, e.mode(t), "economy in the 1930s")
+	res, rec := e.run(t, e.mode(t), "economy in the 1930s")
 	if res.Text == "" || calls.Load() < 3 {
 		t.Fatalf("no answer after retries (calls %d)", calls.Load())
+	}
+	// The failures were retried, not worked around: the first three
+	// requests are the same rewrite, and its answer was used.
+	reqs := e.model.Requests()
+	for i := range 3 {
+		if !strings.Contains(reqs[i].System(), "one precise, self-contained web search request") {
+			t.Errorf("request %d is not the rewrite: %s", i+1, reqs[i].System())
+		}
+	}
+	var rewritten bool
+	for _, ev := range rec.Filter(event.TypeStatus) {
+		if strings.Contains(ev.Status.Message, "Could not") {
+			t.Errorf("a step failed instead of being retried: %s (%s)", ev.Status.Message, ev.Status.Detail)
+		}
+		if ev.Status.Stage == "rewrite" && strings.HasSuffix(ev.Status.Detail, "(rewritten)") {
+			rewritten = true
+		}
+	}
+	if !rewritten {
+		t.Error("the rewrite's answer was not used")
 	}
 }
 
@@ -264,7 +285,7 @@ func TestSearchReportsSearchFailure(t *testing.T) {
 	e := newSearchEnv(t)
 	e.sx.Fail.Store(http.StatusForbidden)
 	var rec eventtest.Recorder
-	_, err := e.mode(t).Run(context.Background(), Input{Question: "economy"}, &rec)
+	_, err := e.mode(t).Run(context.Background(), mode.Input{Question: "economy"}, &rec)
 	if err == nil || !strings.Contains(err.Error(), "json") {
 		t.Fatalf("err = %v, want the SearXNG JSON-format explanation", err)
 	}
@@ -277,7 +298,7 @@ func TestSearchStopsWhenCancelled(t *testing.T) {
 	var rec eventtest.Recorder
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.mode(t).Run(ctx, Input{Question: "economy"}, &rec)
+		_, err := e.mode(t).Run(ctx, mode.Input{Question: "economy"}, &rec)
 		done <- err
 	}()
 	time.Sleep(300 * time.Millisecond)

@@ -1,4 +1,4 @@
-package mode
+package search
 
 import (
 	"context"
@@ -6,51 +6,22 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sova-ai/sova"
-
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/spaces"
+	"github.com/sova-ai/sova/internal/tools"
 )
-
-// DocumentSearcher finds passages in a person's document spaces.
-// *spaces.Service implements it.
-type DocumentSearcher interface {
-	// Spaces lists the user's spaces with their document counts.
-	Spaces(ctx context.Context, userID string) ([]sova.Space, error)
-	// Search finds passages in the given spaces (IDs) of the user.
-	Search(ctx context.Context, userID string, spaceIDs []string, text string, limit int) ([]spaces.Hit, error)
-}
-
-// DocumentAware is implemented by modes that search the document spaces a
-// request names (Input.Spaces) along with the web.
-type DocumentAware interface {
-	SearchesDocuments() bool
-}
-
-// PassageSource is the citable source of a document passage. Its Kind
-// tells it from web pages; its URL (sova://spaces/…#chunk-N) names the
-// passage.
-func PassageSource(h spaces.Hit) sova.Source {
-	title := h.Document
-	if h.Title != "" && h.Title != h.Document {
-		title = h.Title + " (" + h.Document + ")"
-	}
-	if h.Heading != "" {
-		title += " — " + h.Heading
-	}
-	return sova.Source{URL: h.URL, Title: title, Snippet: h.Snippet, Kind: sova.SourceDocument}
-}
 
 // WithDocuments lets the search pipeline search document spaces: when a
 // request names spaces, the best topK passages are found alongside the
 // web search and given to the answer as sources next to the pages read.
-func (s *Search) WithDocuments(d DocumentSearcher, topK int) *Search {
+func (s *Mode) WithDocuments(d tools.DocumentSearcher, topK int) *Mode {
 	s.docs, s.docsTopK = d, max(topK, 1)
 	return s
 }
 
-// SearchesDocuments implements DocumentAware.
-func (s *Search) SearchesDocuments() bool { return s.docs != nil }
+// SearchesDocuments implements mode.DocumentAware.
+func (s *Mode) SearchesDocuments() bool { return s.docs != nil }
 
 // docStep is what the stored message keeps of a document search.
 type docStep struct {
@@ -69,31 +40,31 @@ type documentSearch struct {
 
 // searchDocuments starts searching the request's spaces for query; wait
 // returns the passages. With no spaces (or no searcher) it finds nothing.
-func (s *Search) searchDocuments(ctx context.Context, sink event.Sink, in Input, query string) *documentSearch {
+func (s *Mode) searchDocuments(ctx context.Context, sink event.Sink, in mode.Input, query string) *documentSearch {
 	d := &documentSearch{done: make(chan struct{})}
 	if s.docs == nil || len(in.Spaces) == 0 {
 		close(d.done)
 		return d
 	}
 	d.step = &docStep{Query: query, Spaces: in.Spaces}
-	status(sink, "documents", fmt.Sprintf("Searching %d document space(s)", len(in.Spaces)), query)
+	mode.Status(sink, "documents", fmt.Sprintf("Searching %d document space(s)", len(in.Spaces)), query)
 	go func() {
 		defer close(d.done)
 		hits, err := s.docs.Search(ctx, in.UserID, in.Spaces, query, s.docsTopK)
 		if err != nil {
 			d.step.Error = err.Error()
 			if ctx.Err() == nil {
-				status(sink, "documents", "Searching the documents failed", err.Error())
+				mode.Status(sink, "documents", "Searching the documents failed", err.Error())
 			}
 			return
 		}
 		for _, h := range hits {
-			src := PassageSource(h)
+			src := tools.PassageSource(h)
 			d.step.Passages = append(d.step.Passages, h.URL)
 			sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 			d.pages = append(d.pages, readPage{source: src, summary: passageText(h)})
 		}
-		status(sink, "documents", fmt.Sprintf("%d passages found in the documents", len(hits)), "")
+		mode.Status(sink, "documents", fmt.Sprintf("%d passages found in the documents", len(hits)), "")
 	}()
 	return d
 }

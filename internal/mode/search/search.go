@@ -1,4 +1,8 @@
-package mode
+// Package search is the web search pipeline of seed 001 §2 and §3, the
+// modes search and deep_search (the same pipeline with more iterations and
+// a longer answer), optionally reading the person's document spaces beside
+// the web (documents.go).
+package search
 
 import (
 	"context"
@@ -15,16 +19,17 @@ import (
 
 	"github.com/sova-ai/sova/internal/cite"
 	"github.com/sova-ai/sova/internal/event"
-	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/rank"
 	"github.com/sova-ai/sova/internal/search"
+	"github.com/sova-ai/sova/internal/tools"
 )
 
-// SearchConfig holds the tuning of seed 001 §2 (SearchTuning): every value
+// Config holds the tuning of seed 001 §2 (SearchTuning): every value
 // is a setting with the seed's default.
-type SearchConfig struct {
+type Config struct {
 	ID          string // "search" or "deep_search"
 	Description string
 	Queries     int    // SOVA_DEEP_SEARCH_QUERIES (3)
@@ -44,11 +49,6 @@ type SearchConfig struct {
 	MaxTokens    int
 }
 
-// PageReader reads a web page into Markdown.
-type PageReader interface {
-	Fetch(ctx context.Context, url string) (*fetch.Page, error)
-}
-
 // Reranker orders search results by relevance to a query and keeps the
 // best topK (all when topK <= 0). On error it still returns a usable
 // (lexical) order. *rank.Hybrid implements it.
@@ -56,30 +56,30 @@ type Reranker interface {
 	Rerank(ctx context.Context, query string, docs []rank.Doc, topK int) ([]rank.Scored, error)
 }
 
-// Search is the web search pipeline of seed 001 §2: rewrite → queries →
+// Mode is the web search pipeline of seed 001 §2: rewrite → queries →
 // iterations of parallel search, dedupe, block-list, rerank and follow-up
 // queries → read the top pages in parallel → summarise → cited answer.
-type Search struct {
-	cfg    SearchConfig
+type Mode struct {
+	cfg    Config
 	model  *llm.Client // synthesis
 	fast   *llm.Client // rewrite, queries, follow-ups, summaries
 	chain  *search.Chain
-	reader PageReader
+	reader tools.PageReader
 
-	docs     DocumentSearcher // document spaces (documents.go); nil: web only
+	docs     tools.DocumentSearcher // document spaces (documents.go); nil: web only
 	docsTopK int
 }
 
-// NewSearch returns a search pipeline.
-func NewSearch(cfg SearchConfig, model, fast *llm.Client, chain *search.Chain, reader PageReader) *Search {
-	return &Search{cfg: cfg, model: model, fast: fast, chain: chain, reader: reader}
+// New returns a search pipeline.
+func New(cfg Config, model, fast *llm.Client, chain *search.Chain, reader tools.PageReader) *Mode {
+	return &Mode{cfg: cfg, model: model, fast: fast, chain: chain, reader: reader}
 }
 
-// ID implements Mode.
-func (s *Search) ID() string { return s.cfg.ID }
+// ID implements mode.Mode.
+func (s *Mode) ID() string { return s.cfg.ID }
 
-// Description implements Mode.
-func (s *Search) Description() string { return s.cfg.Description }
+// Description implements mode.Mode.
+func (s *Mode) Description() string { return s.cfg.Description }
 
 // QueryRewrite is the rewrite step's structured output.
 type QueryRewrite struct {
@@ -133,22 +133,22 @@ type readPage struct {
 	summary string
 }
 
-// Run implements Mode.
-func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, error) {
+// Run implements mode.Mode.
+func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
 	language := lang.Detect(in.Question)
-	history := lastMessages(in.History, s.cfg.HistoryLimit)
+	history := mode.LastMessages(in.History, s.cfg.HistoryLimit)
 	steps := &searchSteps{}
 	var failMu sync.Mutex
 	provider := s.chain.WithFailover(func(failed string, err error, next string) {
 		msg := fmt.Sprintf("Search provider %s failed; trying %s", failed, next)
-		status(sink, "search", msg, err.Error())
+		mode.Status(sink, "search", msg, err.Error())
 		failMu.Lock()
 		steps.Failovers = append(steps.Failovers, msg+": "+err.Error())
 		failMu.Unlock()
 	})
 
 	// 1. Rewrite the question into a search request.
-	status(sink, "rewrite", "Rewriting the question", "")
+	mode.Status(sink, "rewrite", "Rewriting the question", "")
 	rewritten := in.Question
 	if rw, _, err := llm.Structured[QueryRewrite](ctx, s.fast, llm.Request{
 		Messages: s.rewriteMessages(in, history),
@@ -157,12 +157,12 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 			return nil, ctx.Err()
 		}
 		// A failed rewrite is not fatal: the question itself is a query.
-		status(sink, "rewrite", "Could not rewrite the question; searching for it as asked", err.Error())
+		mode.Status(sink, "rewrite", "Could not rewrite the question; searching for it as asked", err.Error())
 	} else {
 		rewritten = strings.TrimSpace(rw.RewrittenQuery)
 	}
 	steps.RewrittenQuery = rewritten
-	status(sink, "rewrite", "Rewritten query", rewritten)
+	mode.Status(sink, "rewrite", "Rewritten query", rewritten)
 	docs := s.searchDocuments(ctx, sink, in, rewritten) // beside the web search
 	defer docs.wait(nil)
 
@@ -172,7 +172,7 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		status(sink, "queries", "Could not generate queries; searching for the rewritten question", err.Error())
+		mode.Status(sink, "queries", "Could not generate queries; searching for the rewritten question", err.Error())
 		queries = []string{rewritten}
 	}
 
@@ -184,7 +184,7 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 	var top []search.Result
 	firstErr := ""
 	for it := 1; it <= s.cfg.Iterations && len(queries) > 0; it++ {
-		status(sink, "search", fmt.Sprintf("Searching, iteration %d of %d", it, s.cfg.Iterations), "")
+		mode.Status(sink, "search", fmt.Sprintf("Searching, iteration %d of %d", it, s.cfg.Iterations), "")
 		results, step := s.searchAll(ctx, sink, provider, queries, it, language)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -208,7 +208,7 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 		step.Pool = len(pool)
 		steps.Iterations = append(steps.Iterations, step)
 		top = rr.rerank(ctx, rewritten, pool, s.cfg.RerankTopK)
-		status(sink, "rerank", fmt.Sprintf("%d distinct results, %d best kept", len(pool), len(top)), "")
+		mode.Status(sink, "rerank", fmt.Sprintf("%d distinct results, %d best kept", len(pool), len(top)), "")
 		if it == s.cfg.Iterations {
 			break
 		}
@@ -217,7 +217,7 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			status(sink, "queries", "Could not generate follow-up queries", err.Error())
+			mode.Status(sink, "queries", "Could not generate follow-up queries", err.Error())
 			break
 		}
 		queries = next
@@ -234,9 +234,10 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 	// in for pages that cannot be read.
 	candidates := rr.rerank(ctx, rewritten, pool, len(pool))
 	for _, r := range candidates[:min(len(candidates), s.cfg.RerankTopK)] {
-		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: sourceOf(r)})
+		src := tools.SourceOf(r)
+		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 	}
-	status(sink, "read", fmt.Sprintf("Reading %d pages", min(s.cfg.ScrapeTopN, len(candidates))), "")
+	mode.Status(sink, "read", fmt.Sprintf("Reading %d pages", min(s.cfg.ScrapeTopN, len(candidates))), "")
 	pages := s.readPages(ctx, sink, rewritten, language, candidates, steps)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -245,14 +246,14 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 	if len(pages) == 0 {
 		// Nothing could be read: the search engines' own snippets are the
 		// only text this run saw, so they become the citable sources.
-		status(sink, "read", "No page could be read; answering from search snippets", "")
+		mode.Status(sink, "read", "No page could be read; answering from search snippets", "")
 		for _, r := range candidates[:min(len(candidates), s.cfg.ScrapeTopN)] {
-			pages = append(pages, readPage{source: *sourceOf(r), summary: r.Snippet})
+			pages = append(pages, readPage{source: tools.SourceOf(r), summary: r.Snippet})
 		}
 	}
 
 	// 5. Synthesise the cited answer.
-	status(sink, "synthesize", "Writing the answer", "")
+	mode.Status(sink, "synthesize", "Writing the answer", "")
 	read := make([]sova.Source, len(pages))
 	for i, p := range pages {
 		read[i] = p.source
@@ -269,7 +270,7 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 	}, func(delta string) {
 		if out := filter.Write(delta); out != "" {
 			text.WriteString(out)
-			sink.Emit(textDelta(out))
+			sink.Emit(mode.TextDelta(out))
 		}
 	})
 	if err != nil {
@@ -277,22 +278,22 @@ func (s *Search) Run(ctx context.Context, in Input, sink event.Sink) (*Result, e
 	}
 	if out := filter.Flush(); out != "" {
 		text.WriteString(out)
-		sink.Emit(textDelta(out))
+		sink.Emit(mode.TextDelta(out))
 	}
 	stepsJSON, _ := json.Marshal(steps)
-	return &Result{
+	return &mode.Result{
 		Text:         text.String(),
 		Sources:      filter.Cited(),
 		Model:        resp.Model,
-		FinishReason: finishReason(resp.FinishReason),
+		FinishReason: mode.FinishReason(resp.FinishReason),
 		Steps:        stepsJSON,
 	}, nil
 }
 
-func (s *Search) rewriteMessages(in Input, history []llm.Message) []llm.Message {
+func (s *Mode) rewriteMessages(in mode.Input, history []llm.Message) []llm.Message {
 	sys := "You turn a person's question into one precise, self-contained web search request. " +
 		"Resolve references to earlier messages (\"it\", \"that year\") using the conversation. " +
-		"Keep the language of the question. Current date: " + dateIn(in.Now, in.Timezone) + "."
+		"Keep the language of the question. Current date: " + mode.DateIn(in.Now, in.Timezone) + "."
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sys}}
 	msgs = append(msgs, history...)
 	return append(msgs, llm.Message{Role: llm.RoleUser, Content: "Question: " + in.Question})
@@ -300,7 +301,7 @@ func (s *Search) rewriteMessages(in Input, history []llm.Message) []llm.Message 
 
 // generateQueries asks for the first queries (top == nil) or follow-up
 // queries that cover what the best results so far leave open.
-func (s *Search) generateQueries(ctx context.Context, in Input, rewritten string, top []search.Result, ran map[string]bool) ([]string, error) {
+func (s *Mode) generateQueries(ctx context.Context, in mode.Input, rewritten string, top []search.Result, ran map[string]bool) ([]string, error) {
 	var user strings.Builder
 	fmt.Fprintf(&user, "Research request: %s\n", rewritten)
 	if top == nil {
@@ -318,7 +319,7 @@ func (s *Search) generateQueries(ctx context.Context, in Input, rewritten string
 		fmt.Fprintf(&user, "\nWrite up to %d follow-up web search queries that find what these results do not yet answer. "+
 			"Do not repeat queries already run. Return an empty list if the results already cover the request.", s.cfg.Queries)
 	}
-	sys := "You write web search queries for a research assistant. Current date: " + dateIn(in.Now, in.Timezone) + "."
+	sys := "You write web search queries for a research assistant. Current date: " + mode.DateIn(in.Now, in.Timezone) + "."
 	out, _, err := llm.Structured[SearchQueries](ctx, s.fast, llm.Request{
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: user.String()}},
 	}, llm.WithSchemaName("SearchQueries"))
@@ -347,7 +348,7 @@ func (s *Search) generateQueries(ctx context.Context, in Input, rewritten string
 
 // searchAll runs one iteration's queries in parallel, reporting each as
 // data-query_completion events, and returns their results in query order.
-func (s *Search) searchAll(ctx context.Context, sink event.Sink, provider search.Provider, queries []string, iteration int, language lang.Language) ([]search.Result, iterationStep) {
+func (s *Mode) searchAll(ctx context.Context, sink event.Sink, provider search.Provider, queries []string, iteration int, language lang.Language) ([]search.Result, iterationStep) {
 	step := iterationStep{Queries: make([]queryStep, len(queries))}
 	per := make([][]search.Result, len(queries))
 	g, gctx := errgroup.WithContext(ctx)
@@ -392,7 +393,7 @@ func (s *Search) searchAll(ctx context.Context, sink event.Sink, provider search
 // ranking reranks a run's results, reporting once when the configured
 // reranker fails; BM25 stands in from then on.
 type ranking struct {
-	s      *Search
+	s      *Mode
 	sink   event.Sink
 	warned bool
 }
@@ -414,7 +415,7 @@ func (rr *ranking) rerank(ctx context.Context, query string, pool []search.Resul
 		scored, err = rr.s.cfg.Reranker.Rerank(ctx, query, docs, topK)
 		if err != nil && ctx.Err() == nil && !rr.warned {
 			rr.warned = true
-			status(rr.sink, "rerank", "Embedding rerank failed; ranking by keywords", err.Error())
+			mode.Status(rr.sink, "rerank", "Embedding rerank failed; ranking by keywords", err.Error())
 		}
 	}
 	out := make([]search.Result, 0, len(scored))
@@ -426,7 +427,7 @@ func (rr *ranking) rerank(ctx context.Context, query string, pool []search.Resul
 
 // readPages reads up to ScrapeTopN candidates in parallel and summarises
 // each; a page that cannot be read is replaced by the next candidate.
-func (s *Search) readPages(ctx context.Context, sink event.Sink, query string, language lang.Language, candidates []search.Result, steps *searchSteps) []readPage {
+func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, language lang.Language, candidates []search.Result, steps *searchSteps) []readPage {
 	want := min(s.cfg.ScrapeTopN, len(candidates))
 	var (
 		mu    sync.Mutex
@@ -481,7 +482,7 @@ func (s *Search) readPages(ctx context.Context, sink event.Sink, query string, l
 	return out
 }
 
-func (s *Search) readOne(ctx context.Context, sink event.Sink, query string, language lang.Language, r search.Result) (*readPage, pageStep) {
+func (s *Mode) readOne(ctx context.Context, sink event.Sink, query string, language lang.Language, r search.Result) (*readPage, pageStep) {
 	sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: r.URL, Title: r.Title, State: event.PageReading}})
 	page, err := s.reader.Fetch(ctx, r.URL)
 	if err == nil && strings.TrimSpace(page.Markdown) == "" {
@@ -500,30 +501,21 @@ func (s *Search) readOne(ctx context.Context, sink event.Sink, query string, lan
 		// The page was read; its trimmed text serves when no summary can be made.
 		summary = page.Markdown
 	}
-	src := sourceOf(r)
+	src := tools.SourceOf(r)
 	src.Title = title
 	sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: r.URL, Title: title, State: event.PageRead, Chars: page.Chars}})
-	return &readPage{source: *src, summary: summary}, pageStep{URL: r.URL, Title: title, Chars: page.Chars}
+	return &readPage{source: src, summary: summary}, pageStep{URL: r.URL, Title: title, Chars: page.Chars}
 }
 
-func (s *Search) summarise(ctx context.Context, query string, language lang.Language, title, content string) (string, error) {
+func (s *Mode) summarise(ctx context.Context, query string, language lang.Language, title, content string) (string, error) {
 	sys := "You summarise a web page for a research assistant. Keep every fact, number, date, name and quotation " +
 		"that bears on the research request; drop navigation, adverts and anything unrelated. " +
 		"At most 200 words, in " + language.Name + ". If the page says nothing relevant, say so in one sentence."
 	user := fmt.Sprintf("Research request: %s\n\nPage title: %s\n\nPage content:\n%s", query, title, content)
-	resp, err := s.fast.Complete(ctx, llm.Request{Messages: []llm.Message{
-		{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: user},
-	}})
-	if err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(resp.Content) == "" {
-		return "", errors.New("empty summary")
-	}
-	return strings.TrimSpace(resp.Content), nil
+	return tools.Condense(ctx, s.fast, sys, user)
 }
 
-func (s *Search) answerMessages(in Input, history []llm.Message, rewritten string, language lang.Language, pages []readPage) []llm.Message {
+func (s *Mode) answerMessages(in mode.Input, history []llm.Message, rewritten string, language lang.Language, pages []readPage) []llm.Message {
 	sys := fmt.Sprintf(`You are Sova, a research assistant that answers from web sources.
 Write a well-structured answer of %s words in Markdown, in %s (the language of the question).
 Rules:
@@ -531,7 +523,7 @@ Rules:
 - Cite every factual sentence with the source number in square brackets, like [1] or [2][3], right after the claim.
 - Cite only numbers from the list. Do not write a list of sources at the end; it is added for you.
 - Prefer specific facts, figures and dates; note where sources disagree.
-Current date: %s.`, s.cfg.AnswerWords, language.Name, dateIn(in.Now, in.Timezone))
+Current date: %s.`, s.cfg.AnswerWords, language.Name, mode.DateIn(in.Now, in.Timezone))
 	var src strings.Builder
 	for i, p := range pages {
 		fmt.Fprintf(&src, "[%d] %s\nURL: %s\n%s\n\n", i+1, p.source.Title, p.source.URL, p.summary)
@@ -545,15 +537,4 @@ Current date: %s.`, s.cfg.AnswerWords, language.Name, dateIn(in.Now, in.Timezone
 	return append(msgs, llm.Message{Role: llm.RoleUser, Content: user})
 }
 
-func sourceOf(r search.Result) *sova.Source {
-	return &sova.Source{URL: r.URL, Title: r.Title, Snippet: clip(r.Snippet, 300), Kind: sova.SourceWeb, Published: r.Published, Favicon: r.Favicon}
-}
-
-// clip shortens s to at most n runes.
-func clip(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
+func clip(s string, n int) string { return mode.Clip(s, n) }

@@ -1,0 +1,189 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/fetch"
+	"github.com/sova-ai/sova/internal/search"
+	"github.com/sova-ai/sova/internal/spaces"
+)
+
+// PageReader reads a web page into Markdown (*fetch.Fetcher, or the web
+// cache in front of it).
+type PageReader interface {
+	Fetch(ctx context.Context, url string) (*fetch.Page, error)
+}
+
+// DocumentSearcher finds passages in a person's document spaces.
+// *spaces.Service implements it.
+type DocumentSearcher interface {
+	// Spaces lists the user's spaces with their document counts.
+	Spaces(ctx context.Context, userID string) ([]sova.Space, error)
+	// Search finds passages in the given spaces (IDs) of the user.
+	Search(ctx context.Context, userID string, spaceIDs []string, text string, limit int) ([]spaces.Hit, error)
+}
+
+// Searcher is a web search: a search.Chain, or the chain with a run's
+// failover reports (any search.Provider).
+type Searcher interface {
+	Search(ctx context.Context, q search.Query) ([]search.Result, error)
+}
+
+// Providers are what the tools are built from.
+type Providers struct {
+	// Search is the web search; nil: no web search.
+	Search Searcher
+	// Reader reads pages; nil: no page reading.
+	Reader PageReader
+	// Documents searches the person's document spaces; nil: none.
+	Documents DocumentSearcher
+}
+
+// Run is what one run's tools share: the providers, where their progress
+// goes, the search rounds so far and the pages read. A mode makes one for
+// each run; tools made from it for one agent loop keep their own counts
+// (budgets, reformulations), so several loops of a run (deep_research's
+// agents) can share a Run.
+type Run struct {
+	p     Providers
+	sink  event.Sink // nil: no progress events
+	pages *Pages
+
+	mu     sync.Mutex
+	rounds int
+}
+
+// NewRun returns the tools' state for one run. sink receives the tools'
+// progress (queries, sources found, pages read); nil keeps it quiet.
+func NewRun(p Providers, sink event.Sink) *Run {
+	return &Run{p: p, sink: sink, pages: NewPages()}
+}
+
+// Pages are the pages the run read, numbered.
+func (r *Run) Pages() *Pages { return r.pages }
+
+// NextRound hands out the id of the next search round: the iteration of
+// its query events.
+func (r *Run) NextRound() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rounds++
+	return r.rounds
+}
+
+// SetRounds sets the rounds run so far (a resumed run goes on counting).
+func (r *Run) SetRounds(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rounds = n
+}
+
+// Rounds is the number of search rounds so far.
+func (r *Run) Rounds() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.rounds
+}
+
+func (r *Run) emit(e event.Event) {
+	if r.sink != nil {
+		e.Time = time.Now()
+		r.sink.Emit(e)
+	}
+}
+
+// Query is one web search.
+type Query struct {
+	Text     string
+	Results  int // at most this many results are kept
+	Language string
+	// BlockList filters the results.
+	BlockList search.BlockList
+	// Round is the iteration of the query events (Run.NextRound, or a
+	// step number).
+	Round int
+}
+
+// Search runs one web search: the provider's results, deduplicated,
+// without blocked sites, at most q.Results. The run's sink sees the query
+// start and complete (data-query_completion).
+func (r *Run) Search(ctx context.Context, q Query) ([]search.Result, error) {
+	if r.p.Search == nil {
+		return nil, errors.New("web search is not available")
+	}
+	r.emit(event.Event{Type: event.TypeQuery, Query: &event.Query{Query: q.Text, Total: 1, Status: event.QueryStarted, Iteration: q.Round}})
+	res, err := r.p.Search.Search(ctx, search.Query{Text: q.Text, MaxResults: q.Results, Language: q.Language})
+	ev := &event.Query{Query: q.Text, Total: 1, Iteration: q.Round}
+	if err != nil {
+		ev.Status, ev.Error = event.QueryError, err.Error()
+		r.emit(event.Event{Type: event.TypeQuery, Query: ev})
+		return nil, err
+	}
+	res = search.Filter(search.Dedupe(res), q.BlockList)
+	if len(res) > q.Results {
+		res = res[:q.Results]
+	}
+	n, imgs := len(res), 0
+	for _, x := range res {
+		imgs += len(x.Images)
+	}
+	if n > 0 {
+		ev.Provider = res[0].Provider
+	}
+	ev.Status, ev.ResultsCount, ev.ImagesCount = event.QueryCompleted, &n, &imgs
+	r.emit(event.Event{Type: event.TypeQuery, Query: ev})
+	return res, nil
+}
+
+// errNoText is a page without readable text.
+var errNoText = errors.New("no readable text on the page")
+
+// Read reads a page, once per run: a page asked for again (by another
+// agent, or while it is still being read) is not fetched again, nor shown
+// as read again. title is the page's title as far as it is known (from a
+// search result), for the progress events.
+func (r *Run) Read(ctx context.Context, url, title string) (*fetch.Page, error) {
+	if r.p.Reader == nil {
+		return nil, errors.New("reading pages is not available")
+	}
+	again := r.pages.Fetched(url)
+	if !again {
+		r.emit(event.Event{Type: event.TypePage, Page: &event.Page{URL: url, Title: title, State: event.PageReading}})
+	}
+	pg, err := r.pages.fetch(ctx, r.p.Reader, url)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r.emit(event.Event{Type: event.TypePage, Page: &event.Page{URL: url, Title: title, State: event.PageFailed, Error: err.Error()}})
+		return nil, err
+	}
+	if pg.Title != "" {
+		title = pg.Title
+	}
+	if !again {
+		r.emit(event.Event{Type: event.TypePage, Page: &event.Page{URL: url, Title: title, State: event.PageRead, Chars: pg.Chars}})
+	}
+	return pg, nil
+}
+
+// SourceOf is a search result as a source the run found (not yet read).
+func SourceOf(r search.Result) sova.Source {
+	return sova.Source{URL: r.URL, Title: r.Title, Snippet: clip(r.Snippet, 300), Kind: sova.SourceWeb, Published: r.Published, Favicon: r.Favicon}
+}
+
+// clip shortens s, trimmed, to at most n runes.
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
