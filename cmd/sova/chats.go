@@ -26,7 +26,7 @@ func newChats() *cobra.Command {
 		Short: "List chats, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(cmd.Context(), func(st store.Store) error {
+			return withStore(cmd.Context(), func(st cliStore) error {
 				chats, err := st.ListChats(cmd.Context(), sova.LocalUserID, limit, 0)
 				if err != nil {
 					return err
@@ -56,7 +56,7 @@ func newChats() *cobra.Command {
 		Short: "Print a chat's messages with their sources",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(cmd.Context(), func(st store.Store) error {
+			return withStore(cmd.Context(), func(st cliStore) error {
 				chat, err := st.GetChat(cmd.Context(), sova.LocalUserID, args[0])
 				if err != nil {
 					return fmt.Errorf("chat %s: %w", args[0], err)
@@ -98,7 +98,7 @@ func newChats() *cobra.Command {
 		Short: "Delete a chat and its messages",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(cmd.Context(), func(st store.Store) error {
+			return withStore(cmd.Context(), func(st cliStore) error {
 				if err := st.DeleteChat(cmd.Context(), sova.LocalUserID, args[0]); err != nil {
 					return fmt.Errorf("chat %s: %w", args[0], err)
 				}
@@ -111,8 +111,14 @@ func newChats() *cobra.Command {
 	return cmd
 }
 
+// cliStore is what the chats and runs commands read and delete.
+type cliStore interface {
+	sova.ChatStore
+	sova.RunStore
+}
+
 // withStore opens only the store: managing chats needs no model or search.
-func withStore(ctx context.Context, fn func(store.Store) error) error {
+func withStore(ctx context.Context, fn func(cliStore) error) error {
 	cfg, err := loadConfig()
 	if err != nil {
 		return err

@@ -24,7 +24,6 @@ import (
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // Errors a caller maps to a 4xx answer.
@@ -47,9 +46,16 @@ type Titler interface {
 	Title(ctx context.Context, question, answer string) (string, error)
 }
 
+// Store is what the run service keeps: the chats with the question and the
+// answer, and the runs with their event logs and workspaces.
+type Store interface {
+	sova.ChatStore
+	sova.RunStore
+}
+
 // Options configure a Service.
 type Options struct {
-	Store   store.Store
+	Store   Store
 	Modes   *mode.Registry
 	Titler  Titler // nil disables titles
 	Logger  *slog.Logger

@@ -5,6 +5,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -12,15 +13,22 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/run"
 	"github.com/sova-ai/sova/internal/spaces"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // Options configure the server.
 type Options struct {
-	Service      *run.Service
-	Store        store.Store
+	Service *run.Service
+	Store   interface {
+		sova.ChatStore
+		sova.RunStore
+		sova.AgentStore
+		GetDocument(ctx context.Context, userID, spaceID, docID string) (*sova.Document, error)
+		Ping(ctx context.Context) error
+	}
 	Logger       *slog.Logger
 	MaxBodyBytes int64
 	Version      string
