@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sova-ai/sova"
 	"github.com/sova-ai/sova/internal/store"
 )
 
@@ -24,7 +25,7 @@ func newChats() *cobra.Command {
 		Short: "List chats, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(cmd.Context(), func(st store.Store) error {
+			return withStore(cmd.Context(), func(st cliStore) error {
 				chats, err := st.ListChats(cmd.Context(), userID(cmd.Context()), limit, 0)
 				if err != nil {
 					return err
@@ -54,7 +55,7 @@ func newChats() *cobra.Command {
 		Short: "Print a chat's messages with their sources",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(cmd.Context(), func(st store.Store) error {
+			return withStore(cmd.Context(), func(st cliStore) error {
 				chat, err := st.GetChat(cmd.Context(), userID(cmd.Context()), args[0])
 				if err != nil {
 					return fmt.Errorf("chat %s: %w", args[0], err)
@@ -96,7 +97,7 @@ func newChats() *cobra.Command {
 		Short: "Delete a chat and its messages",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(cmd.Context(), func(st store.Store) error {
+			return withStore(cmd.Context(), func(st cliStore) error {
 				if err := st.DeleteChat(cmd.Context(), userID(cmd.Context()), args[0]); err != nil {
 					return fmt.Errorf("chat %s: %w", args[0], err)
 				}
@@ -109,8 +110,14 @@ func newChats() *cobra.Command {
 	return cmd
 }
 
+// cliStore is what the chats and runs commands read and delete.
+type cliStore interface {
+	sova.ChatStore
+	sova.RunStore
+}
+
 // withStore opens only the store: managing chats needs no model or search.
-func withStore(ctx context.Context, fn func(store.Store) error) error {
+func withStore(ctx context.Context, fn func(cliStore) error) error {
 	cfg, err := loadConfig()
 	if err != nil {
 		return err

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sova-ai/sova/internal/mode"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 func newRuns() *cobra.Command {
@@ -24,7 +23,7 @@ func newRuns() *cobra.Command {
 		Short: "Print a run's state (for a chat's id: its latest run)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(cmd.Context(), func(st store.Store) error {
+			return withStore(cmd.Context(), func(st cliStore) error {
 				r, err := findRun(cmd.Context(), st, args[0])
 				if err != nil {
 					return err
@@ -53,7 +52,7 @@ supervisor.md, agents/agent_N.md, items/item_N.md). With --export DIR they
 are written under DIR/run-ID/.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(cmd.Context(), func(st store.Store) error {
+			return withStore(cmd.Context(), func(st cliStore) error {
 				r, err := findRun(cmd.Context(), st, args[0])
 				if err != nil {
 					return err
@@ -98,7 +97,7 @@ are written under DIR/run-ID/.`,
 		Short: "Print a completed research run's report as Markdown, or write it as PDF",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(cmd.Context(), func(st store.Store) error {
+			return withStore(cmd.Context(), func(st cliStore) error {
 				r, err := findRun(cmd.Context(), st, args[0])
 				if err != nil {
 					return err

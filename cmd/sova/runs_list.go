@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sova-ai/sova"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // runStates are every state a run can be in.
@@ -30,7 +29,7 @@ func newRunsList(parent *cobra.Command) *cobra.Command {
 		Short: "List recent runs, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(cmd.Context(), func(st store.Store) error {
+			return withStore(cmd.Context(), func(st cliStore) error {
 				runs, err := recentRuns(cmd.Context(), st, userID(cmd.Context()), limit)
 				if err != nil {
 					return err
@@ -58,7 +57,7 @@ func newRunsList(parent *cobra.Command) *cobra.Command {
 
 // recentRuns returns the user's newest runs. The store has no method that
 // lists a user's runs, so every state's runs are read and sorted here.
-func recentRuns(ctx context.Context, st store.Store, userID string, limit int) ([]sova.Run, error) {
+func recentRuns(ctx context.Context, st cliStore, userID string, limit int) ([]sova.Run, error) {
 	out := []sova.Run{}
 	for _, state := range runStates {
 		rs, err := st.RunsInState(ctx, state)
@@ -82,7 +81,7 @@ func recentRuns(ctx context.Context, st store.Store, userID string, limit int) (
 
 // findRun returns the run with this id or, for a chat's id, that chat's
 // latest run.
-func findRun(ctx context.Context, st store.Store, id string) (*sova.Run, error) {
+func findRun(ctx context.Context, st cliStore, id string) (*sova.Run, error) {
 	r, err := st.GetRun(ctx, userID(ctx), id)
 	if !errors.Is(err, sova.ErrNotFound) {
 		if err != nil {

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"path"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/sova-ai/sova"
 
@@ -67,72 +65,6 @@ func (l *liveRun) since(seq int64) ([]event.Event, bool, <-chan struct{}) {
 		out = append(out, l.events[i:]...)
 	}
 	return out, l.done, l.changed
-}
-
-// eventLog numbers a run's events and writes them to the store in
-// batches, so a long stream costs few transactions.
-type eventLog struct {
-	store  sova.RunStore
-	runID  string
-	live   *liveRun
-	logger *slog.Logger
-
-	mu        sync.Mutex
-	seq       int64
-	pending   []sova.RunEvent
-	lastFlush time.Time
-}
-
-const (
-	flushEvents   = 64
-	flushInterval = 250 * time.Millisecond
-)
-
-func newEventLog(st sova.RunStore, runID string, lastSeq int64, live *liveRun, logger *slog.Logger) *eventLog {
-	return &eventLog{store: st, runID: runID, seq: lastSeq, live: live, logger: logger, lastFlush: time.Now()}
-}
-
-// add numbers e, keeps it and hands it to followers.
-func (l *eventLog) add(e event.Event) event.Event {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.seq++
-	e.Seq = l.seq
-	if b, err := json.Marshal(e); err == nil {
-		l.pending = append(l.pending, sova.RunEvent{Seq: e.Seq, Event: b})
-	}
-	l.live.append(e)
-	if len(l.pending) >= flushEvents || time.Since(l.lastFlush) >= flushInterval || e.Type == event.TypeFinish {
-		l.flushLocked(context.Background())
-	}
-	return e
-}
-
-func (l *eventLog) flush(ctx context.Context) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.flushLocked(ctx)
-}
-
-func (l *eventLog) flushLocked(ctx context.Context) {
-	l.lastFlush = time.Now()
-	if len(l.pending) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := l.store.AppendRunEvents(ctx, l.runID, l.pending); err != nil {
-		// Followers in this process still get every event; only a resume
-		// after a restart would miss these.
-		l.logger.Error("storing run events failed", "run", l.runID, "events", len(l.pending), "err", err)
-	}
-	l.pending = l.pending[:0]
-}
-
-func (l *eventLog) last() int64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.seq
 }
 
 // FollowOption changes how Follow reads a run.

@@ -24,7 +24,6 @@ import (
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // Errors a caller maps to a 4xx answer.
@@ -71,9 +70,16 @@ type Titler interface {
 	Title(ctx context.Context, question, answer string) (string, error)
 }
 
+// Store is what the run service keeps: the chats with the question and the
+// answer, and the runs with their event logs and workspaces.
+type Store interface {
+	sova.ChatStore
+	sova.RunStore
+}
+
 // Options configure a Service.
 type Options struct {
-	Store   store.Store
+	Store   Store
 	Modes   *mode.Registry
 	Titler  Titler // nil disables titles
 	Logger  *slog.Logger
@@ -360,6 +366,7 @@ func (s *Service) Execute(ctx context.Context, p *Prepared, sink event.Sink) *Ou
 func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink event.Sink) *Outcome {
 	log := newEventLog(s.opt.Store, p.RunID, p.run.LastSeq, lr, s.opt.Logger)
 	defer func() {
+		log.close(drainTimeout) // at once on the usual paths, where it was closed already
 		s.mu.Lock()
 		delete(s.live, p.RunID)
 		s.mu.Unlock()
@@ -408,9 +415,6 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 	usage := sova.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 	o := &Outcome{RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, Result: res, Usage: usage}
 	out.Emit(event.Event{Type: event.TypeUsage, Usage: &usage})
-	// The request may be gone; what the run produced is kept regardless.
-	keepCtx, cancelKeep := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-	defer cancelKeep()
 	run := p.run
 	run.Usage = &usage
 	if err != nil {
@@ -431,7 +435,8 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 			out.Emit(event.Event{Type: event.TypeError, Error: &event.Error{Message: msg}})
 		}
 		out.Emit(event.Event{Type: event.TypeFinish, Finish: &event.Finish{Reason: reason, Usage: usage}})
-		log.flush(keepCtx)
+		keepCtx, cancelKeep := s.endEvents(ctx, log)
+		defer cancelKeep()
 		// The workspace is kept only for runs that succeed (seed 001 §4).
 		if err := s.opt.Store.DeleteRunFiles(keepCtx, p.RunID); err != nil {
 			s.opt.Logger.Error("removing workspace failed", "run", p.RunID, "err", err)
@@ -448,7 +453,8 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 	out.Emit(event.Event{Type: event.TypeFinish, Finish: &event.Finish{
 		Reason: res.FinishReason, Sources: res.Sources, Usage: usage, Model: res.Model,
 	}})
-	log.flush(keepCtx)
+	keepCtx, cancelKeep := s.endEvents(ctx, log)
+	defer cancelKeep()
 	o.State = sova.RunCompleted
 	run.State, run.Error, run.Report = sova.RunCompleted, "", res.Report
 	if res.Pause != nil {
@@ -467,6 +473,17 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 func userOf(ctx context.Context) string {
 	u, _ := sova.UserFrom(ctx)
 	return u.ID
+}
+
+// endEvents closes the run's event log after its last event, waiting until
+// its events are stored, so that a replay after a restart has every event
+// the final state written next counts (unless the store stays unreachable
+// for all of drainTimeout; see eventLog). It returns
+// the context for what the run leaves: the request may be gone, and what
+// the run produced is kept regardless.
+func (s *Service) endEvents(ctx context.Context, log *eventLog) (context.Context, context.CancelFunc) {
+	log.close(drainTimeout)
+	return context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 }
 
 func (s *Service) saveRun(ctx context.Context, run *sova.Run, log *eventLog) {

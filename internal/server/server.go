@@ -7,6 +7,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -19,16 +20,21 @@ import (
 	"github.com/sova-ai/sova/internal/auth"
 	"github.com/sova-ai/sova/internal/run"
 	"github.com/sova-ai/sova/internal/spaces"
-	"github.com/sova-ai/sova/internal/store"
 )
 
 // Options configure the server.
 type Options struct {
 	Service *run.Service
-	Store   store.Store
+	Store   interface {
+		sova.ChatStore
+		sova.RunStore
+		sova.AgentStore
+		GetDocument(ctx context.Context, userID, spaceID, docID string) (*sova.Document, error)
+		Ping(ctx context.Context) error
+	}
 	// Auth tells whom each request is for (user.go); nil refuses every
 	// request that needs a user.
-	Auth         auth.Authenticator
+	Auth auth.Authenticator
 	Logger       *slog.Logger
 	MaxBodyBytes int64
 	Version      string

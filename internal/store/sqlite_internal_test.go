@@ -96,7 +96,7 @@ func TestSQLiteMigrationsIdempotent(t *testing.T) {
 	assertMigrated(t.Context(), t, s)
 }
 
-func assertMigrated(ctx context.Context, t *testing.T, s *SQLite) {
+func assertMigrated(ctx context.Context, t *testing.T, s *DB) {
 	t.Helper()
 	p, err := goose.NewProvider(goose.DialectSQLite3, s.db, mustSub(t, "sqlite"), goose.WithDisableGlobalRegistry(true))
 	if err != nil {

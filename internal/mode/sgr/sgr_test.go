@@ -34,7 +34,7 @@ type env struct {
 	site   *sovatest.Site
 	sx     *sovatest.SearXNG
 	dbPath string
-	st     *store.SQLite
+	st     *store.DB
 	cfg    Config
 
 	mu    sync.Mutex
