@@ -1,6 +1,7 @@
 // Package apitest runs local fakes of third-party APIs for the provider
 // packages' tests: an httptest server that answers with scripted replies
-// and records every request it received.
+// (usually a fixture from testdata/ in the provider's documented shape) and
+// records every request it received.
 package apitest
 
 import (
@@ -10,6 +11,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,7 +29,8 @@ type Reply struct {
 // Request is what the server saw of one request.
 type Request struct {
 	Method string
-	Path   string
+	Path   string // unescaped path
+	Raw    string // escaped path, as sent
 	Query  url.Values
 	Header http.Header
 	Body   []byte
@@ -48,7 +52,7 @@ func New(t testing.TB, route func(r *http.Request) Reply) *Server {
 		body, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
 		s.reqs = append(s.reqs, Request{
-			Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(),
+			Method: r.Method, Path: r.URL.Path, Raw: r.URL.EscapedPath(), Query: r.URL.Query(),
 			Header: r.Header.Clone(), Body: body,
 		})
 		s.mu.Unlock()
@@ -97,4 +101,24 @@ func Fixture(t testing.TB, name string) string {
 		t.Fatalf("fixture: %v", err)
 	}
 	return string(b)
+}
+
+// Documented fails the test unless every env tag of the struct cfg names a
+// variable that the Markdown file at docPath lists as `NAME`.
+func Documented(t testing.TB, cfg any, docPath string) {
+	t.Helper()
+	doc, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatalf("documentation: %v", err)
+	}
+	typ := reflect.TypeOf(cfg)
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("env"), ",")
+		if name == "" {
+			continue
+		}
+		if !strings.Contains(string(doc), "`"+name+"`") {
+			t.Errorf("%s (%s.%s) is not in %s", name, typ.Name(), typ.Field(i).Name, docPath)
+		}
+	}
 }
