@@ -5,6 +5,7 @@
 package apitest
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sova-ai/sova/internal/apiclient"
 )
 
 // Reply is one scripted answer.
@@ -86,6 +89,17 @@ func Always(rep Reply) func(*http.Request) Reply {
 	return func(*http.Request) Reply { return rep }
 }
 
+// ByPath returns a route that answers a request for one of the paths in
+// replies with that path's reply, and any other request with other.
+func ByPath(replies map[string]Reply, other Reply) func(*http.Request) Reply {
+	return func(r *http.Request) Reply {
+		if rep, ok := replies[r.URL.Path]; ok {
+			return rep
+		}
+		return other
+	}
+}
+
 // Requests returns the requests received so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -119,6 +133,43 @@ func Documented(t testing.TB, cfg any, docPath string) {
 		}
 		if !strings.Contains(string(doc), "`"+name+"`") {
 			t.Errorf("%s (%s.%s) is not in %s", name, typ.Name(), typ.Field(i).Name, docPath)
+		}
+	}
+}
+
+// WantError fails the test unless err is an *apiclient.Error with the HTTP
+// status (0 when no answer arrived) whose text holds every part; it
+// returns that *apiclient.Error.
+func WantError(t testing.TB, err error, status int, parts ...string) *apiclient.Error {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	var e *apiclient.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %T is not an *Error: %v", err, err)
+	}
+	if e.Status != status {
+		t.Errorf("Status = %d, want %d (%v)", e.Status, status, err)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("error %q does not contain %q", err, p)
+		}
+	}
+	return e
+}
+
+// ErrorCheck returns a WantError that also fails the test when the error's
+// text shows one of secrets.
+func ErrorCheck(secrets ...string) func(t testing.TB, err error, status int, parts ...string) {
+	return func(t testing.TB, err error, status int, parts ...string) {
+		t.Helper()
+		WantError(t, err, status, parts...)
+		for _, s := range secrets {
+			if strings.Contains(err.Error(), s) {
+				t.Errorf("error shows the key: %v", err)
+			}
 		}
 	}
 }
