@@ -1,13 +1,21 @@
-// Package apiclient sends requests to the third-party HTTP APIs behind the
-// search-group tools (internal/academic, internal/youtube, internal/reddit).
+// Package apiclient sends requests to the third-party HTTP APIs behind
+// Sova's provider-backed tools: the search groups (internal/academic,
+// internal/youtube, internal/reddit) and the data tools (internal/markets,
+// internal/coins, internal/weather, internal/places).
 //
 // A Client bounds every call by a timeout, reads at most MaxBytes of an
-// answer, retries a 5xx answer or a network failure once after a short
-// pause, and turns everything else into an *Error that names the provider
-// and the HTTP status. Secrets (API keys sent in headers or query
-// parameters) never appear in an error's text. A 429 answer, or an answer a
-// provider's Describe marks as an exhausted quota, matches ErrRateLimited
-// with errors.Is; an answer that cannot be parsed matches ErrBadResponse.
+// answer, optionally waits its turn on a rate limiter, retries a 5xx answer
+// or a network failure (not a timeout) once after a short pause, and turns
+// everything else into an *Error that names the provider and the HTTP
+// status. Secrets (API keys sent in headers or query parameters), and the
+// values of query parameters that usually carry keys, never appear in an
+// error's text.
+//
+// Callers tell the kind of failure with errors.Is: ErrRateLimited (HTTP
+// 429, or what a provider's Describe marks as an exhausted quota),
+// ErrNotFound (HTTP 404, or NotFound: nothing matched), ErrInvalidInput
+// (Invalid: refused before any request), ErrBadResponse (an answer that
+// cannot be parsed) and context.DeadlineExceeded (no answer in time).
 package apiclient
 
 import (
@@ -17,12 +25,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"golang.org/x/time/rate"
 )
 
 // Defaults used when Options leave a value unset.
@@ -31,7 +43,7 @@ const (
 	DefaultTimeout = 30 * time.Second
 	// DefaultMaxBytes caps how much of an answer is read.
 	DefaultMaxBytes = 4 << 20
-	// DefaultRetryBackoff is the pause before the single retry.
+	// DefaultRetryBackoff is the pause before a retry.
 	DefaultRetryBackoff = 500 * time.Millisecond
 	// DefaultUserAgent identifies Sova to the APIs it calls.
 	DefaultUserAgent = "sova/1 (self-hosted AI search; +https://github.com/sova-ai/sova)"
@@ -49,6 +61,12 @@ var (
 	// ErrBadResponse is matched by the error of an answer that arrived but
 	// could not be understood (malformed JSON or XML, an unexpected shape).
 	ErrBadResponse = errors.New("malformed response")
+	// ErrNotFound is matched by the error of a 404 answer, and by NotFound's:
+	// the provider found nothing for the input.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalidInput is matched by Invalid's errors: input refused before
+	// any request was sent.
+	ErrInvalidInput = errors.New("invalid input")
 )
 
 // Error is the error of a provider call.
@@ -57,7 +75,8 @@ type Error struct {
 	Status     int           // HTTP status of the answer; 0 when none arrived
 	Message    string        // what went wrong, without secrets
 	RetryAfter time.Duration // wait the provider asked for; 0 when it did not say
-	// Kind is ErrRateLimited, ErrBadResponse or nil; errors.Is matches it.
+	// Kind is ErrRateLimited, ErrBadResponse, ErrNotFound, ErrInvalidInput
+	// or nil; errors.Is matches it.
 	Kind error
 	Err  error // the cause, if any
 
@@ -78,14 +97,27 @@ func (e *Error) Unwrap() error { return e.Err }
 // Is reports whether target is the error's Kind.
 func (e *Error) Is(target error) bool { return e.Kind != nil && target == e.Kind }
 
+// Invalid returns an error of provider matching ErrInvalidInput, for input
+// refused before any request.
+func Invalid(provider, format string, args ...any) *Error {
+	return &Error{Provider: provider, Message: fmt.Sprintf(format, args...), Kind: ErrInvalidInput}
+}
+
+// NotFound returns an error of provider matching ErrNotFound, for an answer
+// that holds nothing for the input.
+func NotFound(provider, format string, args ...any) *Error {
+	return &Error{Provider: provider, Message: fmt.Sprintf(format, args...), Kind: ErrNotFound}
+}
+
 // Options configure a Client.
 type Options struct {
 	// Provider names the API in errors ("openalex", "youtube", ...).
 	Provider string
 	// HTTPClient sends the requests; nil means a client with Timeout.
 	HTTPClient *http.Client
-	// Timeout bounds one call, its retry included; 0 means DefaultTimeout,
-	// a negative value leaves only the caller's context.
+	// Timeout bounds one call, its retries and its wait for a turn on
+	// Limiter included; 0 means DefaultTimeout, a negative value leaves
+	// only the caller's context (and HTTPClient's own timeout).
 	Timeout time.Duration
 	// UserAgent is sent with every request; "" means DefaultUserAgent.
 	UserAgent string
@@ -93,18 +125,28 @@ type Options struct {
 	// A larger answer is an error, never silently cut.
 	MaxBytes int64
 	// RetryBackoff is the pause before retrying a 5xx answer or a network
-	// failure; 0 means DefaultRetryBackoff, a negative value turns the
-	// retry off. 429 and other 4xx answers are never retried.
+	// failure; 0 means DefaultRetryBackoff, a negative value turns retries
+	// off. Timeouts, 429 and other 4xx answers are never retried.
 	RetryBackoff time.Duration
+	// Retries is how often a 5xx answer or a network failure is retried;
+	// 0 means once.
+	Retries int
+	// Limiter, when set, is waited on before every attempt, so that the
+	// provider gets no more requests than it allows.
+	Limiter *rate.Limiter
 	// Secrets are removed from every error's text (API keys).
 	Secrets []string
 	// Describe, when set, extracts the provider's own message from a non-2xx
 	// answer and reports whether it means a rate limit or exhausted quota
-	// (429 always does). detail "" falls back to the start of the body.
+	// (429 always does). detail "" falls back to ErrorDetail, then to the
+	// start of the body.
 	Describe func(status int, body []byte) (detail string, rateLimited bool)
+	// Hint, when set, adds advice to the error of a non-2xx answer
+	// ("check the API key"); "" adds none.
+	Hint func(status int) string
 }
 
-// Client calls one provider's API.
+// Client calls one provider's API. It is safe for concurrent use.
 type Client struct {
 	opts Options
 	http *http.Client
@@ -124,6 +166,12 @@ func New(opts Options) *Client {
 	if opts.RetryBackoff == 0 {
 		opts.RetryBackoff = DefaultRetryBackoff
 	}
+	switch {
+	case opts.RetryBackoff < 0:
+		opts.Retries = 0
+	case opts.Retries <= 0:
+		opts.Retries = 1
+	}
 	var secrets []string
 	for _, s := range opts.Secrets {
 		if s = strings.TrimSpace(s); s != "" {
@@ -135,11 +183,15 @@ func New(opts Options) *Client {
 	if hc == nil {
 		hc = &http.Client{Timeout: max(opts.Timeout, 0)}
 	}
+	opts.HTTPClient = hc
 	return &Client{opts: opts, http: hc}
 }
 
 // Provider returns the provider's name.
 func (c *Client) Provider() string { return c.opts.Provider }
+
+// Options returns the options in effect, defaults filled in.
+func (c *Client) Options() Options { return c.opts }
 
 // Get sends GET rawURL with header and returns the body of a 2xx answer.
 func (c *Client) Get(ctx context.Context, rawURL string, header http.Header) ([]byte, error) {
@@ -179,16 +231,23 @@ func (c *Client) PostJSON(ctx context.Context, rawURL string, header http.Header
 }
 
 // DecodeJSON decodes body into out; a failure is an error matching
-// ErrBadResponse that quotes the start of the body.
+// ErrBadResponse that quotes the start of the body. An answer that is not
+// JSON at all (an HTML error page, say) is reported as "not valid JSON",
+// JSON that is cut short or of another shape as "not the expected JSON".
 func (c *Client) DecodeJSON(body []byte, out any) error {
-	if err := json.Unmarshal(body, out); err != nil {
-		return c.Errorf(ErrBadResponse, err, "the answer is not the expected JSON; it starts with %q", Snippet(body))
+	err := json.Unmarshal(body, out)
+	if err == nil {
+		return nil
 	}
-	return nil
+	trimmed := bytes.TrimLeftFunc(body, unicode.IsSpace)
+	if json.Valid(body) || bytes.HasPrefix(trimmed, []byte("{")) || bytes.HasPrefix(trimmed, []byte("[")) {
+		return c.Errorf(ErrBadResponse, err, "the answer is not the expected JSON (not valid JSON, or not in the documented shape); it starts with %q", Snippet(body))
+	}
+	return c.Errorf(ErrBadResponse, err, "the answer is not valid JSON; it starts with %q", Snippet(body))
 }
 
-// Errorf returns an *Error of the client's provider. kind is ErrRateLimited,
-// ErrBadResponse or nil; cause may be nil.
+// Errorf returns an *Error of the client's provider. kind is one of the
+// package's Err values or nil; cause may be nil.
 func (c *Client) Errorf(kind, cause error, format string, args ...any) *Error {
 	return &Error{
 		Provider: c.opts.Provider,
@@ -199,8 +258,8 @@ func (c *Client) Errorf(kind, cause error, format string, args ...any) *Error {
 	}
 }
 
-// Do sends one request (retried once on a 5xx answer or a network failure)
-// and returns the body of a 2xx answer.
+// Do sends one request (retried on a 5xx answer or a network failure, as
+// Options say) and returns the body of a 2xx answer.
 func (c *Client) Do(ctx context.Context, method, rawURL string, header http.Header, body []byte) ([]byte, error) {
 	parent := ctx
 	if c.opts.Timeout > 0 {
@@ -209,7 +268,7 @@ func (c *Client) Do(ctx context.Context, method, rawURL string, header http.Head
 		defer cancel()
 	}
 	var err error
-	for attempt := 0; attempt < 2; attempt++ {
+	for attempt := 0; ; attempt++ {
 		var (
 			out   []byte
 			retry bool
@@ -218,21 +277,27 @@ func (c *Client) Do(ctx context.Context, method, rawURL string, header http.Head
 		if err == nil {
 			return out, nil
 		}
-		if !retry || c.opts.RetryBackoff < 0 || attempt == 1 || !sleep(ctx, c.opts.RetryBackoff) {
+		if !retry || attempt >= c.opts.Retries || !sleep(ctx, c.opts.RetryBackoff) {
 			break
 		}
 	}
 	if perr := parent.Err(); perr != nil {
+		if errors.Is(perr, context.Canceled) {
+			return nil, c.Errorf(nil, perr, "request cancelled before %s answered", hostOf(rawURL))
+		}
 		return nil, c.Errorf(nil, perr, "request to %s stopped", hostOf(rawURL))
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return nil, c.Errorf(nil, context.DeadlineExceeded, "no answer from %s within %s", hostOf(rawURL), c.opts.Timeout)
+		return nil, c.noAnswer(rawURL, c.opts.Timeout)
 	}
 	return nil, err
 }
 
 // once performs one attempt and reports whether a failure may be retried.
 func (c *Client) once(ctx context.Context, method, rawURL string, header http.Header, body []byte) ([]byte, bool, error) {
+	if err := c.wait(ctx); err != nil {
+		return nil, false, err
+	}
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -250,15 +315,16 @@ func (c *Client) once(ctx context.Context, method, rawURL string, header http.He
 
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, ctx.Err() == nil, c.Errorf(nil, unwrapURLError(err), "cannot reach %s", hostOf(rawURL))
+		e, retry := c.transportError(ctx, rawURL, err, "cannot reach %s")
+		return nil, retry, e
 	}
 	defer resp.Body.Close()
 
 	data, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBytes+1))
 	if err != nil {
-		e := c.Errorf(nil, unwrapURLError(err), "reading the answer from %s failed", hostOf(rawURL))
+		e, retry := c.transportError(ctx, rawURL, err, "reading the answer from %s failed")
 		e.Status = resp.StatusCode
-		return nil, ctx.Err() == nil, e
+		return nil, retry, e
 	}
 	if int64(len(data)) > c.opts.MaxBytes {
 		e := c.Errorf(ErrBadResponse, nil, "the answer from %s is larger than %s", hostOf(rawURL), sizeText(c.opts.MaxBytes))
@@ -271,11 +337,52 @@ func (c *Client) once(ctx context.Context, method, rawURL string, header http.He
 	return nil, resp.StatusCode >= 500, c.statusError(rawURL, resp, data)
 }
 
+// wait takes a turn on the Limiter, if any.
+func (c *Client) wait(ctx context.Context) error {
+	lim := c.opts.Limiter
+	if lim == nil {
+		return nil
+	}
+	err := lim.Wait(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return c.Errorf(nil, ctx.Err(), "waiting for a turn stopped")
+	}
+	// The limiter refuses at once a wait that would outlast the context's
+	// deadline.
+	every := time.Duration(float64(time.Second) / float64(lim.Limit()))
+	return c.Errorf(nil, context.DeadlineExceeded, "no turn before the deadline (this service takes one request every %s)", every)
+}
+
+// transportError describes a request that got no answer, or whose answer
+// could not be read, and reports whether it may be retried: a timeout or a
+// done context is final.
+func (c *Client) transportError(ctx context.Context, rawURL string, err error, format string) (*Error, bool) {
+	if ctx.Err() == nil && isTimeout(err) {
+		return c.noAnswer(rawURL, c.http.Timeout), false
+	}
+	return c.Errorf(nil, unwrapURLError(err), format, hostOf(rawURL)), ctx.Err() == nil
+}
+
+// noAnswer is the error of a call that got no answer within limit.
+func (c *Client) noAnswer(rawURL string, limit time.Duration) *Error {
+	within := ""
+	if limit > 0 {
+		within = " within " + limit.String()
+	}
+	return c.Errorf(nil, context.DeadlineExceeded, "no answer from %s%s (the service is slow or unreachable)", hostOf(rawURL), within)
+}
+
 // statusError describes a non-2xx answer.
 func (c *Client) statusError(rawURL string, resp *http.Response, body []byte) *Error {
 	detail, limited := "", false
 	if c.opts.Describe != nil {
 		detail, limited = c.opts.Describe(resp.StatusCode, body)
+	}
+	if detail == "" {
+		detail = ErrorDetail(body)
 	}
 	if detail == "" {
 		detail = Snippet(body)
@@ -284,13 +391,112 @@ func (c *Client) statusError(rawURL string, resp *http.Response, body []byte) *E
 	if detail != "" {
 		msg += ": " + detail
 	}
+	if c.opts.Hint != nil {
+		if h := c.opts.Hint(resp.StatusCode); h != "" {
+			msg += " (" + h + ")"
+		}
+	}
 	e := c.Errorf(nil, nil, "%s", msg)
 	e.Status = resp.StatusCode
-	if resp.StatusCode == http.StatusTooManyRequests || limited {
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests || limited:
 		e.Kind = ErrRateLimited
 		e.RetryAfter = retryAfter(resp.Header, time.Now())
+		if e.RetryAfter > 0 {
+			e.Message += fmt.Sprintf("; retry after %s", e.RetryAfter)
+		}
+	case resp.StatusCode == http.StatusNotFound:
+		e.Kind = ErrNotFound
 	}
 	return e
+}
+
+// ErrorDetail extracts a message from the error bodies providers commonly
+// send: {"error":"..."}, {"error":{"message"|"description"}},
+// {"chart"|"finance":{"error":{...}}}, {"message"}, {"reason"},
+// {"status":{"error_message"}} and {"description"}. It returns "" for
+// anything else.
+func ErrorDetail(body []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return ""
+	}
+	if s := errorField(m["error"]); s != "" {
+		return s
+	}
+	for _, k := range []string{"chart", "finance"} {
+		var inner map[string]json.RawMessage
+		if json.Unmarshal(m[k], &inner) == nil {
+			if s := errorField(inner["error"]); s != "" {
+				return s
+			}
+		}
+	}
+	for _, k := range []string{"message", "reason"} {
+		if s := stringField(m[k]); s != "" {
+			return s
+		}
+	}
+	if s := statusMessage(m["status"]); s != "" {
+		return s
+	}
+	return stringField(m["description"])
+}
+
+// errorField reads "error" as a string or as an object with a message, a
+// description or a nested status.error_message.
+func errorField(raw json.RawMessage) string {
+	if s := stringField(raw); s != "" {
+		return s
+	}
+	var o map[string]json.RawMessage
+	if json.Unmarshal(raw, &o) != nil {
+		return ""
+	}
+	for _, k := range []string{"message", "description"} {
+		if s := stringField(o[k]); s != "" {
+			return s
+		}
+	}
+	return statusMessage(o["status"])
+}
+
+// statusMessage reads {"error_message": "..."} (CoinGecko's "status").
+func statusMessage(raw json.RawMessage) string {
+	var status map[string]json.RawMessage
+	if json.Unmarshal(raw, &status) != nil {
+		return ""
+	}
+	return stringField(status["error_message"])
+}
+
+// stringField returns raw as a one-line string of at most 200 runes, ""
+// when it is not a non-blank JSON string.
+func stringField(raw json.RawMessage) string {
+	var s string
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return Snippet([]byte(s))
+}
+
+// BaseURL returns s, or def when s is blank, without a trailing slash. It
+// fails, naming the setting, when the address is not an absolute http or
+// https URL without query or fragment.
+func BaseURL(setting, s, def string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		s = def
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		shown := "the value"
+		if err == nil {
+			shown = fmt.Sprintf("%q", u.Redacted())
+		}
+		return "", fmt.Errorf("%s: %s is not an http(s) base URL such as %s", setting, shown, def)
+	}
+	return strings.TrimRight(s, "/"), nil
 }
 
 // retryAfter reads the wait a provider asked for: Retry-After (seconds or
@@ -301,7 +507,7 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 			return time.Duration(secs) * time.Second
 		}
 		if t, err := http.ParseTime(v); err == nil && t.After(now) {
-			return t.Sub(now)
+			return t.Sub(now).Round(time.Second)
 		}
 	}
 	if v := strings.TrimSpace(h.Get("X-Ratelimit-Reset")); v != "" {
@@ -332,13 +538,21 @@ func StatusText(status int) string {
 	return fmt.Sprintf("HTTP %d", status)
 }
 
-// Snippet returns the start of body as one line of at most 200 runes, for
-// error messages.
+// tagRE matches HTML tags, with the content of scripts and styles, so that
+// an HTML error page reads as text.
+var tagRE = regexp.MustCompile(`(?s)<(script|style)[^>]*>.*?</(script|style)>|<[^>]*>`)
+
+// Snippet returns the start of body as one line of at most 200 runes, HTML
+// tags removed, for error messages.
 func Snippet(body []byte) string {
+	s := string(body)
+	if strings.Contains(s, "<") && strings.Contains(s, ">") {
+		s = tagRE.ReplaceAllString(s, " ")
+	}
 	var b strings.Builder
 	n := 0
 	space := false
-	for _, r := range string(body) {
+	for _, r := range s {
 		if unicode.IsSpace(r) || unicode.IsControl(r) {
 			space = b.Len() > 0
 			continue
@@ -359,7 +573,7 @@ func Snippet(body []byte) string {
 }
 
 // hostOf names the server of rawURL without path and query string, which
-// may be long or carry secrets.
+// may be long or carry input and secrets.
 func hostOf(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
@@ -378,6 +592,20 @@ func unwrapURLError(err error) error {
 	return err
 }
 
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// keyParam matches query parameters that commonly carry credentials.
+var keyParam = regexp.MustCompile(`(?i)\b(appid|api_?key|apikey|key|token|access_token|x_cg_(?:demo|pro)_api_key)=[^&\s"']+`)
+
+// redact removes every secret (also query-escaped) from s and blanks the
+// values of query parameters that usually carry keys (appid=, key=,
+// api_key=, token=, ...).
 func redact(s string, secrets []string) string {
 	for _, k := range secrets {
 		s = strings.ReplaceAll(s, k, "[redacted]")
@@ -385,7 +613,7 @@ func redact(s string, secrets []string) string {
 			s = strings.ReplaceAll(s, q, "[redacted]")
 		}
 	}
-	return s
+	return keyParam.ReplaceAllString(s, "$1=[redacted]")
 }
 
 func cloneHeader(h http.Header) http.Header {

@@ -3,10 +3,13 @@ package apiclient_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/sova-ai/sova/internal/apiclient"
 	"github.com/sova-ai/sova/internal/apiclient/apitest"
@@ -208,5 +211,258 @@ func TestUnreachableHidesQuery(t *testing.T) {
 	}
 	if msg := err.Error(); strings.Contains(msg, "s3cr3t") || !strings.Contains(msg, "cannot reach http://127.0.0.1:1") {
 		t.Errorf("error = %q", msg)
+	}
+}
+
+// dataKey is a key of the kind the data tools' providers take.
+const dataKey = "sk-test-SECRET-0123456789"
+
+func TestDo(t *testing.T) {
+	tests := []struct {
+		name     string
+		reply    apitest.Reply
+		opts     apiclient.Options
+		wantHits int
+		status   int
+		want     []string
+		is       []error
+		isNot    []error
+	}{
+		{name: "2xx body returned", reply: apitest.Reply{Body: `{"ok":true}`}, wantHits: 1},
+		{name: "404 is ErrNotFound", reply: apitest.Reply{Status: 404, Body: `{"error":"coin not found"}`}, wantHits: 1, status: 404,
+			want: []string{"Test API: ", "answered HTTP 404 Not Found: coin not found"}, is: []error{apiclient.ErrNotFound}, isNot: []error{apiclient.ErrRateLimited}},
+		{name: "429 is ErrRateLimited, not retried", reply: apitest.Reply{Status: 429, Body: "slow down", Header: map[string]string{"Retry-After": "7"}},
+			opts: apiclient.Options{Retries: 3}, wantHits: 1, status: 429, want: []string{"HTTP 429 Too Many Requests: slow down; retry after 7s"},
+			is: []error{apiclient.ErrRateLimited}, isNot: []error{apiclient.ErrNotFound}},
+		{name: "5xx retried as often as asked", reply: apitest.Reply{Status: 503}, opts: apiclient.Options{Retries: 2}, wantHits: 3, status: 503,
+			want: []string{"HTTP 503 Service Unavailable"}},
+		{name: "no retry when the backoff is negative", reply: apitest.Reply{Status: 503}, opts: apiclient.Options{Retries: 2, RetryBackoff: -1}, wantHits: 1, status: 503,
+			want: []string{"HTTP 503 Service Unavailable"}},
+		{name: "4xx not retried", reply: apitest.Reply{Status: 400, Body: `{"reason":"bad latitude"}`}, opts: apiclient.Options{Retries: 2}, wantHits: 1, status: 400,
+			want: []string{"HTTP 400 Bad Request: bad latitude"}},
+		{name: "hint added", reply: apitest.Reply{Status: 401}, opts: apiclient.Options{Hint: func(int) string { return "check the key" }}, wantHits: 1, status: 401,
+			want: []string{"HTTP 401 Unauthorized (check the key)"}},
+		{name: "own detail parser", reply: apitest.Reply{Status: 400, Body: "E42"},
+			opts:     apiclient.Options{Describe: func(_ int, b []byte) (string, bool) { return "code " + string(b), false }},
+			wantHits: 1, status: 400, want: []string{"HTTP 400 Bad Request: code E42"}},
+		{name: "secret in the body redacted", reply: apitest.Reply{Status: 403, Body: `{"message":"key ` + dataKey + ` is blocked; see ?appid=abc&key=def"}`},
+			opts: apiclient.Options{Secrets: []string{dataKey}}, wantHits: 1, status: 403,
+			want: []string{"key [redacted] is blocked; see ?appid=[redacted]&key=[redacted]"}},
+		{name: "HTML error page read as text", reply: apitest.Reply{Status: 502, Body: "<html><head><style>h1{color:red}</style></head><body><h1>502 Bad Gateway</h1>\n<p>nginx</p></body></html>"},
+			wantHits: 2, status: 502, want: []string{"HTTP 502 Bad Gateway: 502 Bad Gateway nginx"}},
+		{name: "answer too large", reply: apitest.Reply{Body: strings.Repeat("x", 2048)}, opts: apiclient.Options{MaxBytes: 1024}, wantHits: 1, status: 200,
+			want: []string{"is larger than 1024 bytes"}, is: []error{apiclient.ErrBadResponse}},
+		{name: "timeout not retried", reply: apitest.Reply{Body: "{}", Delay: 3 * time.Second},
+			opts: apiclient.Options{HTTPClient: &http.Client{Timeout: 100 * time.Millisecond}, Retries: 2}, wantHits: 1,
+			want: []string{"no answer from http://127.0.0.1", "within 100ms"}, is: []error{context.DeadlineExceeded}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := apitest.New(t, apitest.Always(tt.reply))
+			opts := tt.opts
+			opts.Provider = "Test API"
+			if opts.RetryBackoff == 0 {
+				opts.RetryBackoff = time.Millisecond
+			}
+			c := apiclient.New(opts)
+			body, err := c.Get(t.Context(), srv.URL+"/v1/thing", http.Header{"X-Extra": {"1"}})
+			if n := len(srv.Requests()); n != tt.wantHits {
+				t.Errorf("requests = %d, want %d", n, tt.wantHits)
+			}
+			if tt.want == nil {
+				if err != nil || string(body) != tt.reply.Body {
+					t.Errorf("Do = %q, %v", body, err)
+				}
+				if h := srv.Requests()[0].Header.Get("X-Extra"); h != "1" {
+					t.Errorf("X-Extra = %q", h)
+				}
+				return
+			}
+			var e *apiclient.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("err = %v (%T)", err, err)
+			}
+			if e.Status != tt.status {
+				t.Errorf("Status = %d, want %d", e.Status, tt.status)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), dataKey) {
+				t.Errorf("error shows the secret: %v", err)
+			}
+			for _, target := range tt.is {
+				if !errors.Is(err, target) {
+					t.Errorf("errors.Is(err, %v) = false", target)
+				}
+			}
+			for _, target := range tt.isNot {
+				if errors.Is(err, target) {
+					t.Errorf("errors.Is(err, %v) = true", target)
+				}
+			}
+		})
+	}
+}
+
+func TestRequestShape(t *testing.T) {
+	srv := apitest.New(t, apitest.Always(apitest.Reply{Body: `{"n":1}`}))
+	c := apiclient.New(apiclient.Options{Provider: "Test"})
+	var out struct{ N int }
+	err := c.PostJSON(t.Context(), srv.URL+"/prefix/things?q=a+b", http.Header{"X-Api-Key": {dataKey}}, map[string]int{"x": 1}, &out)
+	if err != nil || out.N != 1 {
+		t.Fatalf("PostJSON = %+v, %v", out, err)
+	}
+	r := srv.Requests()[0]
+	if r.Method != http.MethodPost || r.Path != "/prefix/things" || r.Query.Get("q") != "a b" || string(r.Body) != `{"x":1}` {
+		t.Errorf("request = %+v", r)
+	}
+	if r.Header.Get("X-Api-Key") != dataKey || r.Header.Get("Content-Type") != "application/json" ||
+		r.Header.Get("Accept") != "application/json" || r.Header.Get("User-Agent") != apiclient.DefaultUserAgent {
+		t.Errorf("headers = %v", r.Header)
+	}
+}
+
+func TestMalformedJSON(t *testing.T) {
+	tests := []struct{ body, want string }{
+		{"<html><body>Maintenance</body></html>", `Test: the answer is not valid JSON; it starts with "Maintenance"`},
+		{`{"n": "one"}`, `Test: the answer is not the expected JSON (not valid JSON, or not in the documented shape); it starts with "{\"n\": \"one\"}"`},
+		{`[1, 2`, `Test: the answer is not the expected JSON`},
+		{`"text"`, `Test: the answer is not the expected JSON`},
+	}
+	for _, tt := range tests {
+		srv := apitest.New(t, apitest.Always(apitest.Reply{Body: tt.body}))
+		c := apiclient.New(apiclient.Options{Provider: "Test"})
+		var out struct{ N int }
+		err := c.GetJSON(t.Context(), srv.URL+"/", nil, &out)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, apiclient.ErrBadResponse) {
+			t.Errorf("body %s: err = %v, want %q", tt.body, err, tt.want)
+		}
+	}
+}
+
+func TestNetworkErrorRetriedAndNamesNoPath(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+
+	c := apiclient.New(apiclient.Options{Provider: "Test", RetryBackoff: time.Millisecond})
+	_, err = c.Get(t.Context(), "http://"+addr+"/data?appid="+dataKey, nil)
+	if err == nil || !strings.Contains(err.Error(), "Test: cannot reach http://"+addr) {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(err.Error(), dataKey) || strings.Contains(err.Error(), "/data") {
+		t.Errorf("error shows the request URL: %v", err)
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	srv := apitest.New(t, apitest.Always(apitest.Reply{Body: "{}", Delay: 3 * time.Second}))
+	c := apiclient.New(apiclient.Options{Provider: "Test", Retries: 3})
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err := c.Get(ctx, srv.URL+"/", nil)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "request cancelled") {
+		t.Errorf("err = %v", err)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("requests = %d", n)
+	}
+}
+
+func TestLimiter(t *testing.T) {
+	srv := apitest.New(t, apitest.Always(apitest.Reply{Body: "{}"}))
+	c := apiclient.New(apiclient.Options{Provider: "Test", Limiter: rate.NewLimiter(rate.Every(150*time.Millisecond), 1)})
+	start := time.Now()
+	for range 3 {
+		if _, err := c.Get(t.Context(), srv.URL+"/", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d < 280*time.Millisecond {
+		t.Errorf("three calls took %v; the interval of 150ms was not kept", d)
+	}
+
+	// A turn that would come after the deadline is refused at once.
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err := c.Get(ctx, srv.URL+"/", nil)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no turn before the deadline (this service takes one request every 150ms)") {
+		t.Errorf("err = %v", err)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("requests = %d, want 3", n)
+	}
+}
+
+func TestInvalidAndNotFound(t *testing.T) {
+	err := error(apiclient.Invalid("Test", "%q is not a symbol", "a b"))
+	if !errors.Is(err, apiclient.ErrInvalidInput) || errors.Is(err, apiclient.ErrNotFound) || err.Error() != `Test: "a b" is not a symbol` {
+		t.Errorf("Invalid = %v", err)
+	}
+	err = apiclient.NotFound("Test", "no place named %q", "Atlantis")
+	if !errors.Is(err, apiclient.ErrNotFound) || errors.Is(err, apiclient.ErrInvalidInput) || err.Error() != `Test: no place named "Atlantis"` {
+		t.Errorf("NotFound = %v", err)
+	}
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	o := apiclient.New(apiclient.Options{Provider: "Test"}).Options()
+	if o.Timeout != apiclient.DefaultTimeout || o.RetryBackoff != apiclient.DefaultRetryBackoff || o.Retries != 1 ||
+		o.MaxBytes != apiclient.DefaultMaxBytes || o.UserAgent != apiclient.DefaultUserAgent || o.HTTPClient == nil || o.HTTPClient.Timeout != apiclient.DefaultTimeout {
+		t.Errorf("defaults = %+v", o)
+	}
+	if o := apiclient.New(apiclient.Options{Retries: 3, RetryBackoff: -1}).Options(); o.Retries != 0 {
+		t.Errorf("a negative backoff leaves %d retries", o.Retries)
+	}
+}
+
+func TestErrorDetail(t *testing.T) {
+	tests := []struct{ body, want string }{
+		{`{"error":"coin not found"}`, "coin not found"},
+		{`{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}`, "API key not valid."},
+		{`{"chart":{"result":null,"error":{"code":"Not Found","description":"No data found"}}}`, "No data found"},
+		{`{"finance":{"result":null,"error":{"code":"Unauthorized","description":"Invalid Crumb"}}}`, "Invalid Crumb"},
+		{`{"message":"not found"}`, "not found"},
+		{`{"cod":401,"message":"Invalid API key."}`, "Invalid API key."},
+		{`{"error":true,"reason":"Latitude must be in range"}`, "Latitude must be in range"},
+		{`{"status":{"error_code":429,"error_message":"You've exceeded the Rate Limit."}}`, "You've exceeded the Rate Limit."},
+		{`{"error":{"status":{"error_code":10002,"error_message":"API Key Missing"}}}`, "API Key Missing"},
+		{`{"status":"error","description":"went wrong"}`, "went wrong"},
+		{`{"message":{"nested":true}}`, ""},
+		{`[1,2]`, ""},
+		{`not json`, ""},
+	}
+	for _, tt := range tests {
+		if got := apiclient.ErrorDetail([]byte(tt.body)); got != tt.want {
+			t.Errorf("ErrorDetail(%s) = %q, want %q", tt.body, got, tt.want)
+		}
+	}
+}
+
+func TestBaseURL(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"", "https://default.example", true},
+		{"  http://mirror.local:8080/api/  ", "http://mirror.local:8080/api", true},
+		{"mirror.local", "", false},
+		{"ftp://mirror.local", "", false},
+		{"https://user:pass@mirror.local/?a=b", "", false},
+	}
+	for _, tt := range tests {
+		got, err := apiclient.BaseURL("SOVA_TEST_URL", tt.in, "https://default.example")
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("BaseURL(%q) = %q, %v", tt.in, got, err)
+		}
+		if err != nil && (!strings.Contains(err.Error(), "SOVA_TEST_URL") || strings.Contains(err.Error(), "pass")) {
+			t.Errorf("error %q must name the setting and hide passwords", err)
+		}
 	}
 }
