@@ -78,7 +78,7 @@ func TestEventsNeverWaitForTheStore(t *testing.T) {
 	svc, st := newService(t, m, nil, 0)
 	flaky := &flakyStore{Store: st, gate: make(chan struct{}), failures: 3, lateCommits: 1}
 	svc.opt.Store = flaky
-	ctx := context.Background()
+	ctx := userCtx()
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestEventsNeverWaitForTheStore(t *testing.T) {
 		t.Fatal("emitting a run's events waited for the store")
 	}
 	var seen int
-	if err := svc.Follow(ctx, sova.LocalUserID, p.RunID, 0, func(event.Event) error { seen++; return nil }, Snapshot()); err != nil {
+	if err := svc.Follow(ctx, testUser, p.RunID, 0, func(event.Event) error { seen++; return nil }, Snapshot()); err != nil {
 		t.Fatal(err)
 	}
 	if seen < 1+deltas { // start and the deltas, perhaps usage and finish
@@ -113,7 +113,7 @@ func TestEventsNeverWaitForTheStore(t *testing.T) {
 	if o.Err != nil {
 		t.Fatal(o.Err)
 	}
-	r, err := st.GetRun(ctx, sova.LocalUserID, p.RunID)
+	r, err := st.GetRun(ctx, testUser, p.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestEventsNeverWaitForTheStore(t *testing.T) {
 	defer func() { _ = replay.Close(ctx) }()
 	var seqs []int64
 	var last event.Event
-	if err := replay.Follow(ctx, sova.LocalUserID, p.RunID, 0, func(e event.Event) error {
+	if err := replay.Follow(ctx, testUser, p.RunID, 0, func(e event.Event) error {
 		seqs = append(seqs, e.Seq)
 		last = e
 		return nil

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sova-ai/sova"
-
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
@@ -50,7 +48,7 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		ctx := context.Background()
+		ctx := userCtx()
 		st, err := store.OpenSQLite(ctx, filepath.Join(b.TempDir(), "sova.db"))
 		if err != nil {
 			b.Fatal(err)
@@ -73,7 +71,7 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 		var wg sync.WaitGroup
 		for _, p := range ps {
 			wg.Go(func() {
-				_ = svc.Follow(ctx, sova.LocalUserID, p.RunID, 0, func(event.Event) error { return nil })
+				_ = svc.Follow(ctx, testUser, p.RunID, 0, func(event.Event) error { return nil })
 			})
 		}
 		wg.Wait()
