@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova/internal/isolate"
 	"github.com/sova-ai/sova/internal/sovatest"
 )
 
@@ -27,6 +28,7 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
+	isolate.Main() // tests that parse in this process start workers from it
 	dir, err := os.MkdirTemp("", "sova-bin")
 	if err != nil {
 		panic(err)

@@ -82,6 +82,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		Timeout:      cfg.FetchTimeout,
 		MaxRedirects: redirects,
 		MaxChars:     cfg.ContentMaxChars,
+		Parse:        ParseLimits(cfg),
 	}
 	if err := fcfg.Validate(); err != nil {
 		return nil, fmt.Errorf("SOVA_FETCH_ALLOW_HOSTS: %w", err)

@@ -70,6 +70,10 @@ type Config struct {
 	FetchMaxRedirects int           `env:"SOVA_FETCH_MAX_REDIRECTS" envDefault:"5"`
 	ContentMaxChars   int           `env:"SOVA_CONTENT_MAX_CHARS" envDefault:"3000"`
 
+	// Parsing of untrusted files (PDF, DOCX, HTML; parse.go validates).
+	ParseTimeout time.Duration `env:"SOVA_PARSE_TIMEOUT" envDefault:"20s"`
+	ParseMemory  ByteSize      `env:"SOVA_PARSE_MEMORY" envDefault:"512MiB"`
+
 	// Retrieval: more providers, limits, cache, reader fallback, embedding
 	// rerank, deep_search breadth (retrieval.go validates them).
 	ExaAPIKey          string            `env:"EXA_API_KEY"`
@@ -225,6 +229,7 @@ func (c *Config) validate() error {
 	errs = append(errs, c.validateRetrieval()...)
 	errs = append(errs, c.validateSpaces()...)
 	errs = append(errs, c.validateAccess()...)
+	errs = append(errs, c.validateParse()...)
 	if c.LLMMaxRetries < 0 || c.StructuredRetries < 0 {
 		errs = append(errs, errors.New("SOVA_LLM_MAX_RETRIES and SOVA_MAX_STRUCTURED_OUTPUT_RETRIES must not be negative"))
 	}

@@ -1,10 +1,13 @@
 package fetch
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"regexp"
+	"runtime"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -17,6 +20,8 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/sova-ai/sova/internal/isolate"
 )
 
 // minMainChars is the Markdown length below which the trafilatura result
@@ -57,6 +62,52 @@ func Extract(htmlDoc []byte, pageURL string) (title, markdown string, err error)
 	return ex.title, ex.markdown, nil
 }
 
+// maxHTMLBytes bounds the HTML source parsed into a tree: the extractors
+// see at most maxExtractChars characters of it anyway, and the tree costs
+// several times the source in memory.
+const maxHTMLBytes = 5 << 20
+
+// htmlSlots bounds the HTML extractions running at once, those abandoned
+// at their deadline and still running included: a page that keeps the
+// extractors busy holds its slot until they return, so such pages cannot
+// pile up and take every core.
+var htmlSlots = make(chan struct{}, 4*runtime.GOMAXPROCS(0))
+
+// extractHTMLWithin runs extractHTML with a deadline. HTML is read in this
+// process, not in a worker (internal/isolate): pages are the hot path and
+// a worker's start costs far more than extracting a page (see
+// docs/benchmarks.md). The input is bounded (maxHTMLBytes, and the
+// extractors' own limits, prepareDocument), so an extraction ends; one
+// that is still running at the deadline is abandoned and keeps its slot
+// until it returns.
+func extractHTMLWithin(ctx context.Context, timeout time.Duration, src string, pageURL *url.URL) (extraction, error) {
+	select {
+	case htmlSlots <- struct{}{}:
+	case <-ctx.Done():
+		return extraction{}, ctx.Err()
+	}
+	type result struct {
+		ex  extraction
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-htmlSlots }()
+		ex, err := extractHTML(src, pageURL)
+		done <- result{ex, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.ex, r.err
+	case <-timer.C:
+		return extraction{}, &isolate.LimitError{What: "the HTML page", Timeout: timeout}
+	case <-ctx.Done():
+		return extraction{}, ctx.Err()
+	}
+}
+
 // extractHTML finds the main content of a UTF-8 HTML document: trafilatura
 // and go-readability both extract it and chooseContent keeps one.
 func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
@@ -68,6 +119,14 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 		}
 	}()
 
+	cutSource := false
+	if len(src) > maxHTMLBytes {
+		n := maxHTMLBytes
+		for n > 0 && !utf8.RuneStart(src[n]) {
+			n--
+		}
+		src, cutSource = src[:n], true
+	}
 	doc, err := html.Parse(strings.NewReader(src))
 	if err != nil {
 		return extraction{}, fmt.Errorf("parsing HTML: %w", err)
@@ -157,7 +216,7 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 	if ex.title == "" {
 		ex.title = documentTitle(doc)
 	}
-	ex.cut = cut
+	ex.cut = cut || cutSource
 	return ex, nil
 }
 

@@ -51,8 +51,9 @@
 // their text), images dropped, the headline moved to Page.Title, and
 // scripts, styles, noscript, iframes and other embedded content removed
 // before extraction. text/plain and text/markdown pass through. PDF
-// documents are read as text (see extractPDF); a PDF larger than MaxBytes
-// fails with ErrPDFTooLarge, since it cannot be read in part. Other types
+// documents are read as text (see extractPDF) in a worker process under
+// Config.Parse (see internal/isolate); a PDF larger than MaxBytes fails
+// with ErrPDFTooLarge, since it cannot be read in part. Other types
 // fail with ErrUnsupportedType, decided from the Content-Type header before
 // the body is read (a missing or octet-stream type is sniffed from the
 // body). The
@@ -67,9 +68,11 @@
 // decompression); a larger page is not an error: what was read is used and
 // the Page is marked Truncated. The extractors see at most the first
 // 200,000 characters of text or 30,000 elements of a page (their cost
-// grows faster than linearly), again marking it Truncated. The extracted
-// Markdown is trimmed to Config.MaxChars characters at a paragraph,
-// sentence or word boundary.
+// grows faster than linearly), again marking it Truncated; HTML over
+// maxHTMLBytes is cut before it is parsed, and an extraction that takes
+// longer than Config.Parse.Timeout is abandoned (see extractHTMLWithin).
+// The extracted Markdown is trimmed to Config.MaxChars characters at a
+// paragraph, sentence or word boundary.
 package fetch
 
 import (
@@ -84,6 +87,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sova-ai/sova/internal/isolate"
 )
 
 // Defaults used for zero Config fields.
@@ -119,6 +124,10 @@ type Config struct {
 	// package documentation for what the guard can still check through a
 	// proxy.
 	Proxy string
+	// Parse limits the reading of a page's content (SOVA_PARSE_TIMEOUT,
+	// SOVA_PARSE_MEMORY): a PDF is read in a worker process under both
+	// limits; HTML extraction, in this process, under the time limit.
+	Parse isolate.Limits
 }
 
 // Validate reports configuration mistakes an operator should fix, such as
@@ -142,6 +151,9 @@ func (c Config) Validate() error {
 	if c.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("fetch timeout must not be negative, got %s", c.Timeout))
 	}
+	if c.Parse.Timeout < 0 || c.Parse.Memory < 0 {
+		errs = append(errs, fmt.Errorf("parse limits must not be negative, got %s and %d bytes", c.Parse.Timeout, c.Parse.Memory))
+	}
 	return errors.Join(errs...)
 }
 
@@ -162,6 +174,9 @@ func (c Config) withDefaults() Config {
 	}
 	if strings.TrimSpace(c.UserAgent) == "" {
 		c.UserAgent = DefaultUserAgent
+	}
+	if c.Parse.Timeout <= 0 {
+		c.Parse.Timeout = isolate.DefaultTimeout
 	}
 	return c
 }
@@ -389,16 +404,20 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 	var ex extraction
 	switch kind {
 	case kindHTML:
-		ex, err = extractHTML(decode(body, header), final)
+		ex, err = extractHTMLWithin(fctx, f.cfg.Parse.Timeout, decode(body, header), final)
 	case kindPDF:
 		if truncated {
 			return nil, fmt.Errorf("fetch %s: %w", final.Redacted(), ErrPDFTooLarge)
 		}
-		ex, err = extractPDF(fctx, body)
+		ex, err = f.readPDF(fctx, body)
 	default:
 		ex = extractText(decode(body, header), mediaType)
 	}
 	if err != nil {
+		if ctx.Err() == nil && fctx.Err() != nil {
+			// The fetch's own deadline passed while the content was read.
+			return nil, fmt.Errorf("fetch %s: timed out after %s: %w", final.Redacted(), f.cfg.Timeout, err)
+		}
 		return nil, fmt.Errorf("fetch %s: %w", final.Redacted(), err)
 	}
 	if strings.TrimSpace(ex.markdown) == "" {
