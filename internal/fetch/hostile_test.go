@@ -114,7 +114,7 @@ func TestHTMLExtractionDeadline(t *testing.T) {
 	if !errors.Is(err, isolate.ErrTimeout) || err.Error() != "parsing the HTML page took longer than 1ns" {
 		t.Fatalf("err = %v", err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(10 * time.Second * slow)
 	for len(htmlSlots) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the abandoned extraction kept its slot")
