@@ -324,7 +324,9 @@ finally:
 
 func TestThreadsCounted(t *testing.T) {
 	sb := newSandbox(t)
+	// Small stacks, so that memory is not what runs out.
 	r := run(t, sb, `import threading, time
+threading.stack_size(256 << 10)
 ts = []
 for i in range(1000):
     t = threading.Thread(target=time.sleep, args=(5,), daemon=True)
