@@ -84,6 +84,9 @@ func (s *Sandbox) bwrapArgs(extra []string) []string {
 		"--setenv", "OPENBLAS_NUM_THREADS", "1",
 		"--setenv", "OMP_NUM_THREADS", "1",
 		"--setenv", "MKL_NUM_THREADS", "1",
+		// glibc reserves 64 MB of address space per malloc arena, up to 8
+		// per core; under RLIMIT_AS that is memory the code cannot use.
+		"--setenv", "MALLOC_ARENA_MAX", "2",
 	)
 	return a
 }
