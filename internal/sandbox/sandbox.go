@@ -147,7 +147,9 @@ var ErrUnavailable = errors.New("code sandbox unavailable")
 // ErrUnavailable.
 type UnavailableError struct {
 	Reason string
-	Err    error // the underlying failure, if any
+	// Fix says what to change, for people (sova doctor).
+	Fix string
+	Err error // the underlying failure, if any
 }
 
 func (e *UnavailableError) Error() string { return "code sandbox unavailable: " + e.Reason }
@@ -157,9 +159,20 @@ func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailab
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
-func unavailable(err error, format string, args ...any) error {
-	return &UnavailableError{Reason: fmt.Sprintf(format, args...), Err: err}
+func unavailable(err error, fix, format string, args ...any) error {
+	return &UnavailableError{Reason: fmt.Sprintf(format, args...), Fix: fix, Err: err}
 }
+
+// What to do about an unavailable sandbox.
+const (
+	fixInstall = "install bubblewrap and the system's python3 with numpy, pandas and matplotlib " +
+		"(Debian: apt-get install bubblewrap python3-numpy python3-pandas python3-matplotlib)"
+	fixPython     = "set SOVA_SANDBOX_PYTHON to the system's Python (" + DefaultPython + ")"
+	fixNamespaces = "allow unprivileged user namespaces: sysctl user.max_user_namespaces above 0 " +
+		"(and kernel.unprivileged_userns_clone=1 where it exists; on Ubuntu 24.04 " +
+		"kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap); " +
+		"in a container, a seccomp profile that lets bwrap create namespaces"
+)
 
 // Limits hit by a cell (Result.LimitHit).
 const (
@@ -234,17 +247,17 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 	defer cancel()
 	bwrap, err := exec.LookPath(cfg.Bwrap)
 	if err != nil {
-		return nil, unavailable(err, "bubblewrap (%s) is not installed", cfg.Bwrap)
+		return nil, unavailable(err, fixInstall, "bubblewrap (%s) is not installed", cfg.Bwrap)
 	}
 	if !filepath.IsAbs(cfg.Python) {
-		return nil, unavailable(nil, "the sandbox's Python must be given as an absolute path, not %q", cfg.Python)
+		return nil, unavailable(nil, fixPython, "the sandbox's Python must be given as an absolute path, not %q", cfg.Python)
 	}
 	py, err := filepath.EvalSymlinks(cfg.Python)
 	if err != nil {
-		return nil, unavailable(err, "python3 is not installed at %s", cfg.Python)
+		return nil, unavailable(err, fixInstall, "python3 is not installed at %s", cfg.Python)
 	}
 	if !strings.HasPrefix(py, "/usr/") {
-		return nil, unavailable(nil, "%s is %s, outside /usr, where the sandbox cannot see it; use the system's Python (%s)", cfg.Python, py, DefaultPython)
+		return nil, unavailable(nil, fixPython, "%s is %s, outside /usr, where the sandbox cannot see it; use the system's Python (%s)", cfg.Python, py, DefaultPython)
 	}
 	s := &Sandbox{cfg: cfg, bwrap: bwrap, slots: make(chan struct{}, cfg.Concurrency)}
 	if os.Geteuid() == 0 {
@@ -260,14 +273,14 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 	// bubblewrap states best.
 	out, err := s.command(ctx, nil, "/usr/bin/true").CombinedOutput()
 	if err != nil {
-		return nil, unavailable(err, "bubblewrap cannot create its namespaces here%s: %s", s.who(), lastLine(out, err))
+		return nil, unavailable(err, fixNamespaces, "bubblewrap cannot set up the sandbox here%s: %s", s.who(), lastLine(out, err))
 	}
 	r, err := s.Run(ctx, probeCode)
 	if err != nil {
-		return nil, unavailable(err, "the sandbox does not start: %v", err)
+		return nil, unavailable(err, fixInstall, "the sandbox does not start: %v", err)
 	}
 	if r.ExitCode != 0 {
-		return nil, unavailable(nil, "%s in the sandbox cannot import numpy, pandas and matplotlib: %s", cfg.Python, lastLine([]byte(r.Stderr), nil))
+		return nil, unavailable(nil, fixInstall, "%s in the sandbox cannot import numpy, pandas and matplotlib: %s", cfg.Python, lastLine([]byte(r.Stderr), nil))
 	}
 	s.version += ", " + strings.TrimSpace(r.Stdout)
 	return s, nil
