@@ -140,6 +140,23 @@ type Config struct {
 	DocsResults          int           `env:"SOVA_DOCS_RESULTS" envDefault:"8"`
 	DocsMaxSteps         int           `env:"SOVA_DOCS_MAX_STEPS" envDefault:"10"`
 	DocsTemperature      float64       `env:"SOVA_DOCS_TEMPERATURE" envDefault:"0.6"`
+
+	// The code sandbox (DESIGN §9): bubblewrap, the system's Python and
+	// the limits of one code cell; sandbox.go validates them.
+	SandboxEnabled     bool          `env:"SOVA_SANDBOX_ENABLED" envDefault:"true"`
+	SandboxBwrap       string        `env:"SOVA_SANDBOX_BWRAP" envDefault:"bwrap"`
+	SandboxPython      string        `env:"SOVA_SANDBOX_PYTHON" envDefault:"/usr/bin/python3"`
+	SandboxCPUTime     time.Duration `env:"SOVA_SANDBOX_CPU_TIME" envDefault:"30s"`
+	SandboxWallTime    time.Duration `env:"SOVA_SANDBOX_WALL_TIME" envDefault:"60s"`
+	SandboxMemoryBytes int64         `env:"SOVA_SANDBOX_MEMORY_BYTES" envDefault:"1073741824"`
+	SandboxProcesses   int           `env:"SOVA_SANDBOX_PROCESSES" envDefault:"32"`
+	SandboxOutputBytes int           `env:"SOVA_SANDBOX_OUTPUT_BYTES" envDefault:"262144"`
+	SandboxFileBytes   int64         `env:"SOVA_SANDBOX_FILE_BYTES" envDefault:"16777216"`
+	SandboxWorkBytes   int64         `env:"SOVA_SANDBOX_WORK_DIR_BYTES" envDefault:"67108864"`
+	SandboxMaxFiles    int           `env:"SOVA_SANDBOX_MAX_FILES" envDefault:"16"`
+	SandboxConcurrency int           `env:"SOVA_SANDBOX_CONCURRENCY" envDefault:"2"`
+	SandboxUID         int           `env:"SOVA_SANDBOX_UID" envDefault:"65534"`
+	SandboxGID         int           `env:"SOVA_SANDBOX_GID" envDefault:"65534"`
 }
 
 // DefaultOpenAIURL is used when no endpoint is configured.
@@ -228,6 +245,7 @@ func (c *Config) validate() error {
 	}
 	errs = append(errs, c.validateRetrieval()...)
 	errs = append(errs, c.validateSpaces()...)
+	errs = append(errs, c.validateSandbox()...)
 	errs = append(errs, c.validateAccess()...)
 	errs = append(errs, c.validateParse()...)
 	if c.LLMMaxRetries < 0 || c.StructuredRetries < 0 {

@@ -63,9 +63,9 @@ type Options struct {
 	Timeout time.Duration
 	// HTTPClient is used for the model endpoint; nil means a default one.
 	HTTPClient *http.Client
-	// Command runs a program and returns its combined output, for the
-	// sandbox check; nil runs it with os/exec.
-	Command func(ctx context.Context, name string, args ...string) (string, error)
+	// Sandbox starts the code sandbox for its check and says what runs
+	// the code (sandbox.Sandbox.Version); nil starts the real one.
+	Sandbox func(ctx context.Context, cfg *config.Config) (version string, err error)
 }
 
 func (o Options) timeout() time.Duration {
@@ -83,7 +83,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) Report {
 		func() []Check { return Model(ctx, cfg, opts) },
 		func() []Check { return Search(ctx, cfg, opts) },
 		func() []Check { return Storage(ctx, cfg) },
-		func() []Check { return []Check{Sandbox(ctx, opts)} },
+		func() []Check { return []Check{Sandbox(ctx, cfg, opts)} },
 	}
 	results := make([][]Check, len(groups))
 	var wg sync.WaitGroup

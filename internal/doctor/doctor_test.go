@@ -18,6 +18,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/doctor"
+	"github.com/sova-ai/sova/internal/sandbox"
 	"github.com/sova-ai/sova/internal/sovatest"
 )
 
@@ -56,15 +57,12 @@ func (s *setup) config(t *testing.T, kv ...string) *config.Config {
 	return cfg
 }
 
-// sandboxPresent answers the sandbox's programs as if all were installed.
-func sandboxPresent(_ context.Context, name string, args ...string) (string, error) {
-	if name == "bwrap" {
-		return "bubblewrap 0.11.0\n", nil
-	}
-	return "", nil
+// sandboxPresent answers as a sandbox that runs.
+func sandboxPresent(context.Context, *config.Config) (string, error) {
+	return "bubblewrap 0.11.0, Python 3.11.2 with numpy 1.24.2, pandas 1.5.3, matplotlib 3.6.3", nil
 }
 
-var opts = doctor.Options{Timeout: 5 * time.Second, Command: sandboxPresent}
+var opts = doctor.Options{Timeout: 5 * time.Second, Sandbox: sandboxPresent}
 
 // refusedURL is a base URL on whose port nothing listens.
 func refusedURL(t *testing.T) string {
@@ -114,7 +112,7 @@ func TestGoodSetup(t *testing.T) {
 		`✓ web search: searxng: answered "open source" with 3 results`,
 		"✓ data directory: " + cfg.DataDir + " is writable",
 		"✓ database: SQLite " + filepath.Join(cfg.DataDir, "sova.db") + " opens, schema up to date",
-		"✓ code sandbox (optional): available (bubblewrap 0.11.0, python3 with numpy, pandas, matplotlib)",
+		"✓ code sandbox (optional): available (bubblewrap 0.11.0, Python 3.11.2 with numpy 1.24.2, pandas 1.5.3, matplotlib 3.6.3)",
 		"All required checks passed.",
 	}
 	if got := strings.Split(strings.TrimSpace(out), "\n"); strings.Join(got, "\n") != strings.Join(wantLines, "\n") {
@@ -277,26 +275,24 @@ func TestStorageProblems(t *testing.T) {
 }
 
 func TestSandbox(t *testing.T) {
-	missing := func(_ context.Context, name string, _ ...string) (string, error) {
-		if name == "bwrap" {
-			return "", &exec.Error{Name: "bwrap", Err: exec.ErrNotFound}
-		}
-		return "", nil
+	s := newSetup(t)
+	cfg := s.config(t)
+	// The sandbox's own reasons, with their fixes, as sandbox.New gives them.
+	missing := func(ctx context.Context, _ *config.Config) (string, error) {
+		_, err := sandbox.New(ctx, sandbox.Config{Bwrap: "/nonexistent/bwrap"})
+		return "", err
 	}
-	noNumpy := func(_ context.Context, name string, args ...string) (string, error) {
-		if name == "python3" && len(args) == 2 {
-			return "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nModuleNotFoundError: No module named 'numpy'\n", errors.New("exit status 1")
-		}
-		return "bubblewrap 0.8.0", nil
+	noNamespaces := func(context.Context, *config.Config) (string, error) {
+		return "", &sandbox.UnavailableError{Reason: "bubblewrap cannot set up the sandbox here: bwrap: No permissions to create a new namespace", Fix: "allow unprivileged user namespaces"}
 	}
 	for _, tt := range []struct {
-		run  func(context.Context, string, ...string) (string, error)
-		want string
+		start func(context.Context, *config.Config) (string, error)
+		want  string
 	}{
-		{missing, "✗ code sandbox (optional): unavailable: bubblewrap (bwrap) is not installed — fix: install bubblewrap"},
-		{noNumpy, "✗ code sandbox (optional): unavailable: python3 cannot import numpy, pandas and matplotlib: ModuleNotFoundError: No module named 'numpy' — fix: "},
+		{missing, "✗ code sandbox (optional): unavailable: bubblewrap (/nonexistent/bwrap) is not installed — fix: install bubblewrap"},
+		{noNamespaces, "✗ code sandbox (optional): unavailable: bubblewrap cannot set up the sandbox here: bwrap: No permissions to create a new namespace — fix: allow unprivileged user namespaces"},
 	} {
-		c := doctor.Sandbox(context.Background(), doctor.Options{Command: tt.run})
+		c := doctor.Sandbox(context.Background(), cfg, doctor.Options{Sandbox: tt.start})
 		if !strings.HasPrefix(c.Line(), tt.want) || c.Required {
 			t.Errorf("line %s\nwant %s", c.Line(), tt.want)
 		}
@@ -304,11 +300,23 @@ func TestSandbox(t *testing.T) {
 			t.Error("an unavailable sandbox failed the report")
 		}
 	}
-	// The real programs, whatever this machine has.
-	c := doctor.Sandbox(context.Background(), doctor.Options{})
+	c := doctor.Sandbox(context.Background(), s.config(t, "SOVA_SANDBOX_ENABLED", "false"), doctor.Options{})
+	if c.Line() != "– code sandbox (optional): turned off (SOVA_SANDBOX_ENABLED=false)" {
+		t.Errorf("turned off: %s", c.Line())
+	}
+	// The real sandbox, whatever this machine has: bubblewrap really runs.
+	c = doctor.Sandbox(context.Background(), cfg, doctor.Options{})
 	t.Logf("this machine: %s", c.Line())
-	if c.Status == doctor.Skip || !strings.HasPrefix(c.Detail, "available") && !strings.HasPrefix(c.Detail, "unavailable") {
+	_, lookErr := exec.LookPath("bwrap")
+	switch {
+	case c.Status == doctor.OK:
+		if !strings.HasPrefix(c.Detail, "available (bubblewrap ") || !strings.Contains(c.Detail, "numpy") {
+			t.Errorf("sandbox: %s", c.Line())
+		}
+	case c.Status != doctor.Fail || !strings.HasPrefix(c.Detail, "unavailable: ") || c.Fix == "":
 		t.Errorf("sandbox: %s", c.Line())
+	case lookErr != nil && !strings.Contains(c.Detail, "bubblewrap (bwrap) is not installed"):
+		t.Errorf("without bwrap: %s", c.Line())
 	}
 }
 

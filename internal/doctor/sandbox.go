@@ -3,65 +3,49 @@ package doctor
 import (
 	"context"
 	"errors"
-	"os/exec"
-	"strings"
+
+	"github.com/sova-ai/sova/internal/app"
+	"github.com/sova-ai/sova/internal/config"
+	"github.com/sova-ai/sova/internal/sandbox"
 )
 
 // CheckSandbox is the name of the sandbox check.
 const CheckSandbox = "code sandbox"
 
-const sandboxFix = "install bubblewrap and python3 with numpy, pandas and matplotlib " +
-	"(Debian: apt-get install bubblewrap python3-numpy python3-pandas python3-matplotlib)"
-
-// Sandbox reports whether the code sandbox could run here: bubblewrap
-// (bwrap) and python3 with numpy, pandas and matplotlib. Sova does not
-// run code yet, so the check is optional.
-func Sandbox(ctx context.Context, opts Options) Check {
+// Sandbox reports whether the code sandbox runs here, by starting it as
+// Sova would (sandbox.New: bubblewrap runs true in its namespaces, then
+// the Python inside imports numpy, pandas and matplotlib), so the reason
+// it gives is the real one. The check is optional: without a sandbox the
+// code tools are withdrawn and the rest of Sova works.
+func Sandbox(ctx context.Context, cfg *config.Config, opts Options) Check {
 	c := Check{Name: CheckSandbox}
-	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
+	ctx, cancel := context.WithTimeout(ctx, max(opts.timeout(), sandbox.ProbeTimeout))
 	defer cancel()
-	run := opts.Command
-	if run == nil {
-		run = runCommand
+	start := opts.Sandbox
+	if start == nil {
+		start = startSandbox
 	}
-	unavailable := func(why string) Check {
-		c.Status, c.Detail, c.Fix = Fail, "unavailable: "+why, sandboxFix
+	version, err := start(ctx, cfg)
+	if errors.Is(err, app.ErrSandboxDisabled) {
+		c.Status, c.Detail = Skip, "turned off (SOVA_SANDBOX_ENABLED=false)"
 		return c
 	}
-	out, err := run(ctx, "bwrap", "--version")
 	if err != nil {
-		return unavailable("bubblewrap (bwrap) " + failure(out, err))
+		c.Status, c.Detail = Fail, "unavailable: "+err.Error()
+		var u *sandbox.UnavailableError
+		if errors.As(err, &u) {
+			c.Detail, c.Fix = "unavailable: "+u.Reason, u.Fix
+		}
+		return c
 	}
-	bwrap := strings.TrimSpace(out)
-	if _, err := run(ctx, "python3", "--version"); err != nil {
-		return unavailable("python3 " + failure("", err))
-	}
-	if out, err := run(ctx, "python3", "-c", "import numpy, pandas, matplotlib"); err != nil {
-		return unavailable("python3 cannot import numpy, pandas and matplotlib: " + lastLine(out, err))
-	}
-	c.Status, c.Detail = OK, "available ("+bwrap+", python3 with numpy, pandas, matplotlib)"
+	c.Status, c.Detail = OK, "available ("+version+")"
 	return c
 }
 
-func runCommand(ctx context.Context, name string, args ...string) (string, error) {
-	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
-	return string(out), err
-}
-
-// failure describes why a program could not be run.
-func failure(out string, err error) string {
-	if errors.Is(err, exec.ErrNotFound) {
-		return "is not installed"
+func startSandbox(ctx context.Context, cfg *config.Config) (string, error) {
+	sb, err := app.Sandbox(ctx, cfg)
+	if err != nil {
+		return "", err
 	}
-	return "does not run: " + lastLine(out, err)
-}
-
-// lastLine is the last line a failed program printed (Python's exception),
-// or its error when it printed nothing.
-func lastLine(out string, err error) string {
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
-		return l
-	}
-	return err.Error()
+	return sb.Version(), nil
 }
