@@ -13,6 +13,11 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
+
+	"github.com/sova-ai/sova/internal/academic"
+	"github.com/sova-ai/sova/internal/reddit"
+	"github.com/sova-ai/sova/internal/xai"
+	"github.com/sova-ai/sova/internal/youtube"
 )
 
 // Config is every setting Sova reads at start-up.
@@ -136,6 +141,13 @@ type Config struct {
 	DocsResults          int           `env:"SOVA_DOCS_RESULTS" envDefault:"8"`
 	DocsMaxSteps         int           `env:"SOVA_DOCS_MAX_STEPS" envDefault:"10"`
 	DocsTemperature      float64       `env:"SOVA_DOCS_TEMPERATURE" envDefault:"0.6"`
+
+	// The providers of the search groups' tools, read through their
+	// packages' env tags (groups.go validates them).
+	Academic academic.Config
+	YouTube  youtube.Config
+	Reddit   reddit.Config
+	XAI      xai.Config
 }
 
 // DefaultOpenAIURL is used when no endpoint is configured.
@@ -173,6 +185,7 @@ func FromEnv(vars map[string]string) (*Config, error) {
 	cfg.FetchAllowHosts = trimAll(cfg.FetchAllowHosts)
 	cfg.normalizeRetrieval()
 	cfg.normalizeAccess()
+	cfg.normalizeGroups()
 	return &cfg, cfg.validate()
 }
 
@@ -225,6 +238,7 @@ func (c *Config) validate() error {
 	errs = append(errs, c.validateRetrieval()...)
 	errs = append(errs, c.validateSpaces()...)
 	errs = append(errs, c.validateAccess()...)
+	errs = append(errs, c.validateGroups()...)
 	if c.LLMMaxRetries < 0 || c.StructuredRetries < 0 {
 		errs = append(errs, errors.New("SOVA_LLM_MAX_RETRIES and SOVA_MAX_STRUCTURED_OUTPUT_RETRIES must not be negative"))
 	}
