@@ -187,7 +187,7 @@ var tavilyCodeAnswer = mustJSON(map[string]any{
 	"query": "q", "response_time": 1.2, "images": []any{},
 	"results": []any{
 		map[string]any{"title": "iter package - Go Packages", "url": TavilyCodeURL, "score": 0.93,
-			"content": "Package iter provides basic definitions related to iterators over sequences.",
+			"content":     "Package iter provides basic definitions related to iterators over sequences.",
 			"raw_content": "# iter\n\nPackage iter provides basic definitions.\n\n```go\nfunc All() iter.Seq[int]\n```"},
 		map[string]any{"title": "Range over function types", "url": "https://go.dev/blog/range-functions", "score": 0.81,
 			"content": "Go 1.23 added range over function types.", "raw_content": "Go 1.23 added range over function types."},
