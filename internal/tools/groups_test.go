@@ -225,7 +225,7 @@ func (d *docsSearch) Search(_ context.Context, q search.Query) ([]search.Result,
 func TestCodeContextTool(t *testing.T) {
 	ds := &docsSearch{}
 	reader := &fakeReader{pages: map[string]*fetch.Page{
-		"https://pkg.go.dev/iter":                    {Title: "iter package", Markdown: "# iter\n\nfunc Seq"},
+		"https://pkg.go.dev/iter":                   {Title: "iter package", Markdown: "# iter\n\nfunc Seq"},
 		"https://github.com/golang/go/issues/61405": {Title: "issue", Markdown: "proposal text"},
 	}}
 	var rec eventtest.Recorder
