@@ -58,7 +58,7 @@ type RedditPost struct {
 func RedditSearch(run *Run, o RedditOptions) agent.Tool {
 	call := func(ctx context.Context, a RedditSearchArgs) (agent.Output, error) {
 		if run.p.Reddit == nil {
-			return agent.Output{}, errors.New("Reddit search is not available")
+			return agent.Output{}, errors.New("reddit search is not available")
 		}
 		res, err := reddit.Run(ctx, run.p.Reddit, reddit.Request{Queries: a.Queries, MaxResults: a.MaxResults, TimeRanges: a.TimeRange}, run.progress())
 		if err != nil {

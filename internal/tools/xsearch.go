@@ -70,7 +70,7 @@ func XSearch(run *Run, o XSearchOptions) agent.Tool {
 	}
 	call := func(ctx context.Context, a XSearchArgs) (agent.Output, error) {
 		if run.p.X == nil {
-			return agent.Output{}, errors.New("X search needs XAI_API_KEY")
+			return agent.Output{}, errors.New("searching X needs XAI_API_KEY")
 		}
 		res, err := xai.Run(ctx, run.p.X, xai.Request{
 			Queries: a.Queries, StartDate: a.StartDate, EndDate: a.EndDate,

@@ -233,7 +233,7 @@ type Result struct {
 // ctx ends, or every query failed.
 func Run(ctx context.Context, c *Client, req Request, progress multiquery.ProgressFunc) (Result, error) {
 	if c == nil {
-		return Result{}, errors.New("X search needs XAI_API_KEY")
+		return Result{}, errors.New("searching X needs XAI_API_KEY")
 	}
 	queries, err := multiquery.Validate(req.Queries, 0)
 	if err != nil {
