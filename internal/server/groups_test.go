@@ -488,9 +488,15 @@ func TestGroupToolWithdrawn(t *testing.T) {
 	if len(s.of("tool-input-available")) != 0 || len(e.prov.Requests(sovatest.XAI)) != 0 {
 		t.Errorf("a withdrawn tool ran: %v", s.types())
 	}
-	last := e.model.Last()
-	if len(last.Tools) != 0 || !strings.Contains(last.System(), "Setting XAI_API_KEY on the server enables it") {
-		t.Errorf("model request: tools %v, system:\n%s", last.Tools, last.System())
+	// The group's model call (the chat's title is asked for beside it).
+	var last *llmtest.Request
+	for _, r := range e.model.Requests() {
+		if strings.Contains(r.System(), "Tool results are numbered") {
+			last = r
+		}
+	}
+	if last == nil || len(last.Tools) != 0 || !strings.Contains(last.System(), "Setting XAI_API_KEY on the server enables it") {
+		t.Fatalf("model request: %+v", last)
 	}
 	if !strings.Contains(s.text, "XAI_API_KEY") {
 		t.Errorf("answer %q", s.text)
