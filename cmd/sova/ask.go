@@ -48,6 +48,7 @@ The question and answer are kept as a chat (see "sova chats") unless
 		Example: `  sova ask "What is the capital of Australia?" --mode chat
   sova ask --mode search "How did presidents describe the economy in the 1930s?"
   sova ask --mode search --json "Как работает WAL в SQLite?" | jq .type
+  sova ask --mode academic "What do studies say about intermittent fasting?"
   sova ask --mode deep_research --pdf report.pdf "Economy of the USA in the 1930s"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -91,7 +92,7 @@ The question and answer are kept as a chat (see "sova chats") unless
 			return ask(ctx, a.Service, prep, cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON, pdfPath)
 		},
 	}
-	cmd.Flags().StringVarP(&modeID, "mode", "m", "search", "mode: chat, search, deep_search, deep_research, sgr_agent, docs (see docs/modes.md), or the id of a run waiting for answers")
+	cmd.Flags().StringVarP(&modeID, "mode", "m", "search", "mode: chat, search, deep_search, deep_research, sgr_agent, docs, or a search group: web, academic, youtube, reddit, code, x (see docs/modes.md); or the id of a run waiting for answers")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON event per line on stdout")
 	cmd.Flags().StringVar(&chatID, "chat", "", "continue the chat with this id")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not keep the question and answer as a chat")

@@ -50,6 +50,8 @@ type world struct {
 	site    *sovatest.Site
 	sx      *sovatest.SearXNG
 	dataDir string
+	// extra settings over sovatest.Env (the group providers' fakes).
+	extra map[string]string
 }
 
 func newWorld(t *testing.T) *world {
@@ -61,7 +63,11 @@ func newWorld(t *testing.T) *world {
 
 func (w *world) env() []string {
 	out := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.dataDir, "SOVA_DISABLE_TITLES=false"}
-	for k, v := range sovatest.Env(w.model, w.sx, w.dataDir) {
+	vars := sovatest.Env(w.model, w.sx, w.dataDir)
+	for k, v := range w.extra {
+		vars[k] = v
+	}
+	for k, v := range vars {
 		out = append(out, k+"="+v)
 	}
 	return out

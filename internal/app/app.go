@@ -118,7 +118,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		_ = st.Close()
 		return nil, err
 	}
-	modes, err := mode.NewRegistry(
+	modes, err := mode.NewRegistry(append([]mode.Mode{
 		chat.New(chat.Config{HistoryLimit: cfg.ChatHistoryLimit, MaxTokens: cfg.ChatMaxTokens, Temperature: cfg.ChatTemperature}, model),
 		searchmode.New(searchCfg("search", "Fast web search: query rewrite, parallel multi-query search, reads the best pages, cited answer of 400–600 words.", cfg.SpeedMaxIterations, "400-600"), model, fast, chain, retr.reader).WithDocuments(docSpaces, cfg.SpacesSearchTopK),
 		deepSearch.WithDocuments(docSpaces, cfg.SpacesSearchTopK),
@@ -139,7 +139,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 			MaxResults: cfg.DeepSearchMaxResults, Concurrency: cfg.SearchConcurrency, BlockList: block,
 			HistoryLimit: cfg.ChatHistoryLimit, Temperature: cfg.ChatTemperature, MaxTokens: cfg.ChatMaxTokens, Logger: logger,
 		}, model, chain, retr.reader, st),
-	)
+	}, groupModes(cfg, model, fast, chain, retr.reader, block)...)...)
 	if err != nil {
 		_ = docSpaces.Close()
 		_ = st.Close()

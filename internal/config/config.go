@@ -13,6 +13,11 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
+
+	"github.com/sova-ai/sova/internal/academic"
+	"github.com/sova-ai/sova/internal/reddit"
+	"github.com/sova-ai/sova/internal/xai"
+	"github.com/sova-ai/sova/internal/youtube"
 )
 
 // Config is every setting Sova reads at start-up.
@@ -157,6 +162,12 @@ type Config struct {
 	SandboxConcurrency int           `env:"SOVA_SANDBOX_CONCURRENCY" envDefault:"2"`
 	SandboxUID         int           `env:"SOVA_SANDBOX_UID" envDefault:"65534"`
 	SandboxGID         int           `env:"SOVA_SANDBOX_GID" envDefault:"65534"`
+	// The providers of the search groups' tools, read through their
+	// packages' env tags (groups.go validates them).
+	Academic academic.Config
+	YouTube  youtube.Config
+	Reddit   reddit.Config
+	XAI      xai.Config
 }
 
 // DefaultOpenAIURL is used when no endpoint is configured.
@@ -194,6 +205,7 @@ func FromEnv(vars map[string]string) (*Config, error) {
 	cfg.FetchAllowHosts = trimAll(cfg.FetchAllowHosts)
 	cfg.normalizeRetrieval()
 	cfg.normalizeAccess()
+	cfg.normalizeGroups()
 	return &cfg, cfg.validate()
 }
 
@@ -248,6 +260,7 @@ func (c *Config) validate() error {
 	errs = append(errs, c.validateSandbox()...)
 	errs = append(errs, c.validateAccess()...)
 	errs = append(errs, c.validateParse()...)
+	errs = append(errs, c.validateGroups()...)
 	if c.LLMMaxRetries < 0 || c.StructuredRetries < 0 {
 		errs = append(errs, errors.New("SOVA_LLM_MAX_RETRIES and SOVA_MAX_STRUCTURED_OUTPUT_RETRIES must not be negative"))
 	}

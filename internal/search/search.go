@@ -108,6 +108,8 @@ type config struct {
 	backoff   time.Duration
 	userAgent string
 	images    bool
+	depth     string // Tavily search_depth; "" means basic
+	raw       string // Tavily include_raw_content; "" means none
 }
 
 func newConfig(opts []Option) config {
@@ -147,6 +149,14 @@ func WithUserAgent(ua string) Option {
 // WithImages asks providers that return images only on request to include
 // them (Tavily: include_images). SearXNG returns thumbnails regardless.
 func WithImages() Option { return func(c *config) { c.images = true } }
+
+// WithAdvancedDepth makes Tavily search at search_depth "advanced" (more
+// relevant passages, twice the credits).
+func WithAdvancedDepth() Option { return func(c *config) { c.depth = "advanced" } }
+
+// WithRawContent asks Tavily for each page's text in format ("markdown"
+// or "text") as include_raw_content; it arrives in Result.Content.
+func WithRawContent(format string) Option { return func(c *config) { c.raw = format } }
 
 // Error is the error returned by the built-in providers. Its text starts with
 // the provider name, so it reads well on its own and inside a Chain error.

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -40,7 +41,8 @@ func NewTavily(apiKey, baseURL string, httpClient *http.Client, opts ...Option) 
 // Name returns "tavily".
 func (t *Tavily) Name() string { return "tavily" }
 
-// Search runs q as a basic-depth general search. Tavily has no language
+// Search runs q as a general search, of basic depth unless
+// WithAdvancedDepth was given. Tavily has no language
 // parameter, so q.Language is not sent. Tavily returns query-level images
 // (only when WithImages was given); they are attached to the first result.
 func (t *Tavily) Search(ctx context.Context, q Query) ([]Result, error) {
@@ -54,12 +56,13 @@ func (t *Tavily) Search(ctx context.Context, q Query) ([]Result, error) {
 	payload, err := json.Marshal(tavilyRequest{
 		Query:          strings.TrimSpace(q.Text),
 		MaxResults:     min(q.maxResults(), tavilyMaxResults),
-		SearchDepth:    "basic",
+		SearchDepth:    cmp.Or(t.caller.cfg.depth, "basic"),
 		Topic:          "general",
 		IncludeDomains: normalizeDomains(q.IncludeDomains),
 		ExcludeDomains: normalizeDomains(q.ExcludeDomains),
 		TimeRange:      q.TimeRange,
 		IncludeImages:  t.caller.cfg.images,
+		RawContent:     t.caller.cfg.raw,
 	})
 	if err != nil {
 		return nil, &Error{Provider: t.Name(), Message: "cannot encode the request", Err: err}
@@ -182,6 +185,7 @@ type tavilyRequest struct {
 	ExcludeDomains []string `json:"exclude_domains,omitempty"`
 	TimeRange      string   `json:"time_range,omitempty"`
 	IncludeImages  bool     `json:"include_images,omitempty"`
+	RawContent     string   `json:"include_raw_content,omitempty"`
 }
 
 // tavilyResponse is the part of Tavily's /search answer that is used.

@@ -81,6 +81,7 @@ func (s *Server) routes() {
 	s.mux.Handle("/", s.ui())
 	// Everything else acts for the request's user (user.go).
 	s.handle("GET /api/modes", s.listModes)
+	s.handle("GET /api/providers", s.listProviders) // providers.go
 	s.handle("POST /api/search", s.search)
 	s.handle("GET /api/chats", s.listChats)
 	s.handle("GET /api/chats/{id}", s.getChat)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 )
 
@@ -193,6 +194,9 @@ type Model struct {
 	FollowUps int
 	// Latency is waited before every answer (benchmarks of fan-out).
 	Latency time.Duration
+	// GroupCalls, when set, makes the first step of a search group call
+	// these tools instead of the group's own (groups.go); nil: its own.
+	GroupCalls func(r *llmtest.Request) []llm.ToolCall
 }
 
 // NewModel starts the scripted model.
@@ -216,6 +220,9 @@ func (m *Model) Respond(r *llmtest.Request) llmtest.Reply {
 
 func (m *Model) respond(r *llmtest.Request) llmtest.Reply {
 	if reply, ok := m.research(r); ok {
+		return reply
+	}
+	if reply, ok := m.group(r); ok {
 		return reply
 	}
 	usage := llmtest.Tokens(100, 20)

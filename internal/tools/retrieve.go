@@ -38,6 +38,9 @@ type RetrieveOptions struct {
 	OnRead func(p *Page, summary string)
 	// Description replaces the tool's description.
 	Description string
+	// Cite numbers the pages as citable sources, in the numbering the
+	// search tools of the run share; nil: the run's Pages numbers.
+	Cite *Citations
 }
 
 // RetrieveArgs are retrieve's arguments.
@@ -163,7 +166,11 @@ func (rt *retrieve) readOne(ctx context.Context, u string) (string, bool, error)
 	if rt.o.OnRead != nil {
 		rt.o.OnRead(p, summary)
 	}
-	return fmt.Sprintf("[%d] %s\nURL: %s\n%s", p.N, title, u, summary), true, nil
+	n := p.N
+	if rt.o.Cite != nil {
+		n = rt.o.Cite.Number(src)
+	}
+	return fmt.Sprintf("[%d] %s\nURL: %s\n%s", n, title, u, summary), true, nil
 }
 
 // Condense asks a (fast) model to condense a page: system says what to

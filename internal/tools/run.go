@@ -9,10 +9,15 @@ import (
 
 	"github.com/sova-ai/sova"
 
+	"github.com/sova-ai/sova/internal/academic"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
+	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/reddit"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/spaces"
+	"github.com/sova-ai/sova/internal/xai"
+	"github.com/sova-ai/sova/internal/youtube"
 )
 
 // PageReader reads a web page into Markdown (*fetch.Fetcher, or the web
@@ -44,6 +49,23 @@ type Providers struct {
 	Reader PageReader
 	// Documents searches the person's document spaces; nil: none.
 	Documents DocumentSearcher
+
+	// The search groups' providers (seed 000 §1.2; status.go says which
+	// tool each serves). A nil one withdraws its tool.
+
+	// Academic searches papers (academic_search).
+	Academic academic.Searcher
+	// YouTube searches videos and reads transcripts (youtube_search).
+	YouTube *youtube.Client
+	// Reddit searches Reddit (reddit_search).
+	Reddit *reddit.Client
+	// X searches posts on X (x_search); nil without XAI_API_KEY.
+	X *xai.Client
+	// Code is code_context's own search (Tavily, advanced depth, pages as
+	// Markdown); nil: Search, documentation sites first.
+	Code Searcher
+	// Model writes text_translate's translations (the fast model).
+	Model llm.Model
 }
 
 // Run is what one run's tools share: the providers, where their progress
