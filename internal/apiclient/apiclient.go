@@ -23,6 +23,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // Defaults used when Options leave a value unset.
@@ -60,8 +62,20 @@ type Error struct {
 	// Kind is ErrRateLimited, ErrBadResponse or nil; errors.Is matches it.
 	Kind error
 	Err  error // the cause, if any
+	// Addr is where the provider was asked (scheme and host). The text
+	// reaches the people who use Sova and leaves it out; Private gives it
+	// to the log (errtext.Detail).
+	Addr string
 
 	secrets []string
+}
+
+// Private is where the provider was asked, for the log.
+func (e *Error) Private() string {
+	if e.Addr == "" {
+		return ""
+	}
+	return e.Provider + " at " + e.Addr
 }
 
 func (e *Error) Error() string {
@@ -223,10 +237,10 @@ func (c *Client) Do(ctx context.Context, method, rawURL string, header http.Head
 		}
 	}
 	if perr := parent.Err(); perr != nil {
-		return nil, c.Errorf(nil, perr, "request to %s stopped", hostOf(rawURL))
+		return nil, c.at(c.Errorf(nil, perr, "request stopped"), rawURL)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return nil, c.Errorf(nil, context.DeadlineExceeded, "no answer from %s within %s", hostOf(rawURL), c.opts.Timeout)
+		return nil, c.at(c.Errorf(nil, context.DeadlineExceeded, "no answer within %s", c.opts.Timeout), rawURL)
 	}
 	return nil, err
 }
@@ -250,18 +264,18 @@ func (c *Client) once(ctx context.Context, method, rawURL string, header http.He
 
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, ctx.Err() == nil, c.Errorf(nil, unwrapURLError(err), "cannot reach %s", hostOf(rawURL))
+		return nil, ctx.Err() == nil, c.at(c.Errorf(nil, errtext.Net(unwrapURLError(err)), "cannot reach the service"), rawURL)
 	}
 	defer resp.Body.Close()
 
 	data, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBytes+1))
 	if err != nil {
-		e := c.Errorf(nil, unwrapURLError(err), "reading the answer from %s failed", hostOf(rawURL))
+		e := c.at(c.Errorf(nil, errtext.Net(unwrapURLError(err)), "reading the answer failed"), rawURL)
 		e.Status = resp.StatusCode
 		return nil, ctx.Err() == nil, e
 	}
 	if int64(len(data)) > c.opts.MaxBytes {
-		e := c.Errorf(ErrBadResponse, nil, "the answer from %s is larger than %s", hostOf(rawURL), sizeText(c.opts.MaxBytes))
+		e := c.at(c.Errorf(ErrBadResponse, nil, "the answer is larger than %s", sizeText(c.opts.MaxBytes)), rawURL)
 		e.Status = resp.StatusCode
 		return nil, false, e
 	}
@@ -269,6 +283,12 @@ func (c *Client) once(ctx context.Context, method, rawURL string, header http.He
 		return data, false, nil
 	}
 	return nil, resp.StatusCode >= 500, c.statusError(rawURL, resp, data)
+}
+
+// at records where the failed request went.
+func (c *Client) at(e *Error, rawURL string) *Error {
+	e.Addr = hostOf(rawURL)
+	return e
 }
 
 // statusError describes a non-2xx answer.
@@ -280,11 +300,12 @@ func (c *Client) statusError(rawURL string, resp *http.Response, body []byte) *E
 	if detail == "" {
 		detail = Snippet(body)
 	}
-	msg := fmt.Sprintf("%s answered %s", hostOf(rawURL), StatusText(resp.StatusCode))
+	msg := "the service answered " + StatusText(resp.StatusCode)
 	if detail != "" {
-		msg += ": " + detail
+		// The provider's own message may name addresses (a proxy's upstream).
+		msg += ": " + errtext.Scrub(detail, hostOf(rawURL))
 	}
-	e := c.Errorf(nil, nil, "%s", msg)
+	e := c.at(c.Errorf(nil, nil, "%s", msg), rawURL)
 	e.Status = resp.StatusCode
 	if resp.StatusCode == http.StatusTooManyRequests || limited {
 		e.Kind = ErrRateLimited
