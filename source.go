@@ -16,6 +16,12 @@ type Source struct {
 	Kind      string `json:"kind,omitempty"`
 	Published string `json:"published,omitempty"`
 	Favicon   string `json:"favicon,omitempty"`
+	// SnippetOnly marks a cited web source the run never read: what the
+	// answer took from it is the search engine's snippet of the page
+	// (search when no page could be read, docs' web results). A cited
+	// source without it is a page the run read, or a passage of the
+	// person's documents.
+	SnippetOnly bool `json:"snippetOnly,omitempty"`
 }
 
 // Usage is token usage.

@@ -170,23 +170,27 @@ func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stde
 	if len(o.Result.Sources) > 0 && o.Result.Report == "" {
 		_, _ = out.WriteString("\n" + sourcesHeading(o.Result.Text) + "\n")
 		for _, s := range o.Result.Sources {
-			title := s.Title
-			if title == "" {
-				title = s.URL
-			}
-			fmt.Fprintf(out, "[%d] %s — %s\n", s.Number, title, s.URL)
+			fmt.Fprintln(out, wire.SourceLine(s, answerLanguage(o.Result.Text)))
 		}
 	}
 	return nil
 }
 
 func sourcesHeading(answer string) string {
-	for _, r := range answer {
-		if r >= 'А' && r <= 'я' {
-			return "**Источники**"
-		}
+	if answerLanguage(answer) == "ru" {
+		return "**Источники**"
 	}
 	return "**Sources**"
+}
+
+// answerLanguage is "ru" for an answer with Cyrillic letters, else "en".
+func answerLanguage(answer string) string {
+	for _, r := range answer {
+		if r >= 'А' && r <= 'я' {
+			return "ru"
+		}
+	}
+	return "en"
 }
 
 // writePDF renders the run's report, or for modes without one the answer
@@ -199,7 +203,11 @@ func writePDF(path string, res *mode.Result) error {
 		if len(res.Sources) > 0 {
 			b.WriteString("\n\n## " + strings.Trim(sourcesHeading(res.Text), "*") + "\n\n")
 			for _, s := range res.Sources {
-				fmt.Fprintf(&b, "%d. [%s](%s)\n", s.Number, s.Title, s.URL)
+				fmt.Fprintf(&b, "%d. [%s](%s)", s.Number, s.Title, s.URL)
+				if s.SnippetOnly {
+					b.WriteString(" " + wire.SnippetOnlyNote(answerLanguage(res.Text)))
+				}
+				b.WriteString("\n")
 			}
 		}
 		md = b.String()

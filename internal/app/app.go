@@ -72,6 +72,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		logger.Warn("web search is not configured", "err", err)
 		chain = search.NewChain(unavailable{err})
 	}
+	chain.Logger = logger // failed provider calls, with the addresses errors leave out
 	redirects := cfg.FetchMaxRedirects
 	if redirects == 0 {
 		redirects = -1 // SOVA_FETCH_MAX_REDIRECTS=0 means follow none
@@ -83,6 +84,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		MaxRedirects: redirects,
 		MaxChars:     cfg.ContentMaxChars,
 		Parse:        ParseLimits(cfg),
+		Logger:       logger,
 	}
 	if err := fcfg.Validate(); err != nil {
 		return nil, fmt.Errorf("SOVA_FETCH_ALLOW_HOSTS: %w", err)

@@ -80,6 +80,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net"
 	"net/http"
@@ -88,6 +89,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sova-ai/sova/internal/errtext"
 	"github.com/sova-ai/sova/internal/isolate"
 )
 
@@ -128,6 +130,10 @@ type Config struct {
 	// SOVA_PARSE_MEMORY): a PDF is read in a worker process under both
 	// limits; HTML extraction, in this process, under the time limit.
 	Parse isolate.Limits
+	// Logger, when set, gets one line per failed fetch with what the
+	// error's text leaves out (the address a host resolved to, a
+	// network error as it was).
+	Logger *slog.Logger
 }
 
 // Validate reports configuration mistakes an operator should fix, such as
@@ -324,6 +330,7 @@ func (f *Fetcher) dialContext(ctx context.Context, network, addr string) (net.Co
 		var be *BlockedError
 		if errors.As(err, &be) && be.Host == "" {
 			be.Host = host
+			be.resolved = net.ParseIP(host) == nil
 		}
 		return nil, err
 	}
@@ -345,7 +352,12 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 // Errors match ErrBlocked when the guard refuses an address,
 // ErrUnsupportedType for content that is not HTML or text,
 // ErrTooManyRedirects, ErrNoContent, and *StatusError for non-2xx answers.
-func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
+func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (page *Page, err error) {
+	defer func() {
+		if err != nil && ctx.Err() == nil && f.cfg.Logger != nil {
+			f.cfg.Logger.InfoContext(ctx, "page fetch failed", "url", rawURL, "err", errtext.Detail(err))
+		}
+	}()
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {
 		return nil, fmt.Errorf("fetch %q: not a valid URL: %w", rawURL, err)
@@ -396,7 +408,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 		}
 	}
 
-	page := &Page{
+	page = &Page{
 		URL:         final.String(),
 		ContentType: mediaType,
 		Status:      resp.StatusCode,
@@ -438,22 +450,38 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 // requestError wraps a transport error with the URL and, when the
 // fetcher's own deadline expired (not the caller's), a plain statement of
 // the timeout.
+//
+// The page's URL is the run's own business and stays in the text; the
+// addresses a network error names (what the host resolved to, the proxy)
+// do not: they are the error's private detail (errtext), for the log.
 func (f *Fetcher) requestError(parent context.Context, u *url.URL, err error) error {
 	// Unwrap *url.Error so the message does not repeat the URL.
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
+	// A refusal of the guard speaks for itself; the dial error around it
+	// would name the address the host resolved to.
+	var (
+		be *BlockedError
+		op *net.OpError
+	)
+	if errors.As(err, &op) && errors.As(op.Err, &be) {
+		return fmt.Errorf("fetch %s: %w", u.Redacted(), be)
+	}
+	if errors.As(err, &be) {
+		return fmt.Errorf("fetch %s: %w", u.Redacted(), err) // a redirect refused: its target is in the text
+	}
 	if perr := parent.Err(); perr != nil {
 		if !errors.Is(err, perr) {
-			err = fmt.Errorf("%w (%w)", perr, err)
+			err = fmt.Errorf("%w (%w)", perr, errtext.Net(err))
 		}
 		return fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
-		return fmt.Errorf("fetch %s: timed out after %s: %w", u.Redacted(), f.cfg.Timeout, err)
+		return fmt.Errorf("fetch %s: %w", u.Redacted(), errtext.Hide(fmt.Sprintf("timed out after %s", f.cfg.Timeout), err))
 	}
-	return fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+	return fmt.Errorf("fetch %s: %w", u.Redacted(), errtext.Net(err))
 }
 
 func isTimeout(err error) bool {

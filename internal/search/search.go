@@ -160,11 +160,20 @@ func WithRawContent(format string) Option { return func(c *config) { c.raw = for
 
 // Error is the error returned by the built-in providers. Its text starts with
 // the provider name, so it reads well on its own and inside a Chain error.
+//
+// The text reaches the people who use Sova (a failed query's part of the
+// stream, a tool's result), so it says which provider failed and why but
+// not where the provider lives: the address is Addr, which only the log
+// sees (errtext.Detail), and network failures in Err name no address
+// either (errtext.Net).
 type Error struct {
 	Provider string // provider name, e.g. "searxng"
 	Status   int    // HTTP status of the answer; 0 when none arrived
-	Message  string // what went wrong
+	Message  string // what went wrong, naming no address
 	Err      error  // the cause or the remedy; may be nil
+	// Addr is the address of the service that failed (its base URL, or
+	// scheme and host), kept out of the text; "" when unknown.
+	Addr string
 }
 
 func (e *Error) Error() string {
@@ -176,6 +185,14 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Private is where the provider was asked, for the log.
+func (e *Error) Private() string {
+	if e.Addr == "" {
+		return ""
+	}
+	return e.Provider + " at " + e.Addr
+}
 
 // ErrJSONDisabled is wrapped by the error of a SearXNG instance that refuses
 // format=json (it answers 403 unless JSON is enabled in settings.yml).

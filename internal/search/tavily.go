@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // DefaultTavilyURL is the Tavily API base used when NewTavily gets "".
@@ -87,7 +89,8 @@ func (t *Tavily) Search(ctx context.Context, q Query) ([]Result, error) {
 	if err := json.Unmarshal(body, &resp); err != nil {
 		return nil, &Error{
 			Provider: t.Name(),
-			Message:  fmt.Sprintf("the answer from %s is not valid JSON; it starts with %q", t.base, t.redact(snippet(body))),
+			Message:  fmt.Sprintf("the answer is not valid JSON; it starts with %q", errtext.Scrub(t.redact(snippet(body)), t.base)),
+			Addr:     t.base,
 			Err:      err,
 		}
 	}
@@ -95,7 +98,7 @@ func (t *Tavily) Search(ctx context.Context, q Query) ([]Result, error) {
 }
 
 func (t *Tavily) statusError(status int, body []byte) *Error {
-	msg := fmt.Sprintf("%s answered %s", t.base, statusText(status))
+	msg := "the service answered " + statusText(status)
 	detail := tavilyDetail(body)
 	if detail == "" {
 		detail = snippet(body)

@@ -246,9 +246,12 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	if len(pages) == 0 {
 		// Nothing could be read: the search engines' own snippets are the
 		// only text this run saw, so they become the citable sources.
+		// They are marked as such: the answer cites no page it read.
 		mode.Status(sink, "read", "No page could be read; answering from search snippets", "")
 		for _, r := range candidates[:min(len(candidates), s.cfg.ScrapeTopN)] {
-			pages = append(pages, readPage{source: tools.SourceOf(r), summary: r.Snippet})
+			src := tools.SourceOf(r)
+			src.SnippetOnly = true
+			pages = append(pages, readPage{source: src, summary: r.Snippet})
 		}
 	}
 
