@@ -59,7 +59,25 @@ func Extract(htmlDoc []byte, pageURL string) (title, markdown string, err error)
 
 // extractHTML finds the main content of a UTF-8 HTML document: trafilatura
 // and go-readability both extract it and chooseContent keeps one.
-func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
+func extractHTML(src string, pageURL *url.URL) (extraction, error) {
+	c, err := extractCandidates(src, pageURL)
+	if err != nil {
+		return extraction{}, err
+	}
+	return c.choose()
+}
+
+// candidates are both extractors' results for one page, before the choice.
+type candidates struct {
+	ex         extraction // metadata
+	traf, read string     // Markdown
+	terr, rerr error
+	doc        *html.Node
+}
+
+// extractCandidates runs both extractors on a UTF-8 HTML document.
+func extractCandidates(src string, pageURL *url.URL) (c candidates, err error) {
+	var ex extraction
 	// The extractors are large third-party code run on hostile input; a
 	// panic in them must fail one page, not the server.
 	defer func() {
@@ -70,7 +88,7 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 
 	doc, err := html.Parse(strings.NewReader(src))
 	if err != nil {
-		return extraction{}, fmt.Errorf("parsing HTML: %w", err)
+		return c, fmt.Errorf("parsing HTML: %w", err)
 	}
 	cut := prepareDocument(doc)
 	linkBase := documentBase(doc, pageURL)
@@ -108,7 +126,7 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 		if res.ContentNode != nil {
 			restoreSpaces(res.ContentNode, original)
 			if trafMD, err = toMarkdown(res.ContentNode, linkBase); err != nil {
-				return extraction{}, err
+				return c, err
 			}
 			if utf8.RuneCountInString(res.ContentText) < baselineChars {
 				trafMD = dropRepeatedBlocks(trafMD)
@@ -121,7 +139,7 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 	art, rerr := rp.ParseDocument(doc, pageURL)
 	if rerr == nil && art.Node != nil {
 		if readMD, err = toMarkdown(art.Node, linkBase); err != nil {
-			return extraction{}, err
+			return c, err
 		}
 		if ex.title == "" {
 			ex.title = cleanLine(art.Title)
@@ -136,6 +154,16 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 			ex.published = art.PublishedTime.Format("2006-01-02")
 		}
 	}
+	c.traf, c.read, c.terr, c.rerr, c.doc = trafMD, readMD, terr, rerr, doc
+	ex.cut = cut
+	c.ex = ex
+	return c, nil
+}
+
+// choose keeps one of the candidates' texts (see chooseContent) and fills
+// in the title.
+func (c candidates) choose() (extraction, error) {
+	ex, trafMD, readMD, terr, rerr, doc := c.ex, c.traf, c.read, c.terr, c.rerr, c.doc
 	if utf8.RuneCountInString(trafMD) < minMainChars {
 		// Trafilatura found (almost) nothing: the longer text wins.
 		ex.markdown, ex.extractor = trafMD, ExtractorTrafilatura
@@ -157,7 +185,6 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 	if ex.title == "" {
 		ex.title = documentTitle(doc)
 	}
-	ex.cut = cut
 	return ex, nil
 }
 
