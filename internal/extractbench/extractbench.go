@@ -203,7 +203,7 @@ type Report struct {
 	// figures above then come from those sums, as the trafilatura
 	// evaluation computes them (accuracy: share of snippets right).
 	Snippets *SnippetMatch
-	Elapsed   time.Duration
+	Elapsed  time.Duration
 }
 
 func f1(p, r float64) float64 {
