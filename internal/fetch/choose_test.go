@@ -68,6 +68,21 @@ func TestChooseContent(t *testing.T) {
 			want: ExtractorTrafilatura,
 		},
 		{
+			name: "trafilatura found a short block, readability the article",
+			traf: prose("Cookie", 3), read: article,
+			want: ExtractorReadability,
+		},
+		{
+			name: "readability lost the opening paragraph",
+			traf: prose("Lede", 5) + "\n\n" + article + "\n\n" + teasers, read: article,
+			want: ExtractorTrafilatura,
+		},
+		{
+			name: "readability lost only short opening blocks",
+			traf: shortBlocks(4) + "\n\n" + article + "\n\n" + teasers, read: article,
+			want: ExtractorReadability,
+		},
+		{
 			name: "different texts keep trafilatura",
 			traf: article, read: prose("Other", 30),
 			want: ExtractorTrafilatura,
@@ -92,7 +107,8 @@ func TestDropHeadline(t *testing.T) {
 		want, headline  string
 	}{
 		{"h1 dropped", "# Big news today\n\nBody text.", "", "Body text.", "Big news today"},
-		{"h1 dropped whatever the title", "# Big news today\n\nBody text.", "Something else | Site", "Body text.", "Big news today"},
+		{"h1 that is not the title stays", "# Big news today\n\nBody text.", "Something else | Site", "# Big news today\n\nBody text.", ""},
+		{"standfirst set as h2 stays", "## Simon travels to Rome for a taste of polo\n\nBody text.", "Polo in Rome | Magazine", "## Simon travels to Rome for a taste of polo\n\nBody text.", ""},
 		{"h2 matching the title", "## Big news today\n\nBody text.", "Big news today | Site", "Body text.", "Big news today"},
 		{"h2 not matching the title stays", "## Background\n\nBody text.", "Big news today", "## Background\n\nBody text.", ""},
 		{"no heading first", "Intro.\n\n# Big news today\n\nBody.", "Big news today", "Intro.\n\n# Big news today\n\nBody.", ""},
