@@ -218,7 +218,12 @@ func stripInactive(n *html.Node) {
 			switch c.DataAtom {
 			case atom.Script:
 				drop = !strings.EqualFold(strings.TrimSpace(attr(c, "type")), "application/ld+json")
-			case atom.Style, atom.Noscript, atom.Template, atom.Iframe, atom.Frame,
+			case atom.Noscript:
+				if keepNoscript(n, c) {
+					continue
+				}
+				drop = true
+			case atom.Style, atom.Template, atom.Iframe, atom.Frame,
 				atom.Object, atom.Embed, atom.Applet, atom.Svg, atom.Canvas:
 				drop = true
 			}
@@ -231,9 +236,72 @@ func stripInactive(n *html.Node) {
 	}
 }
 
+// noscriptChars is the text length from which a <noscript> element in the
+// body is kept: a page without scripts shows it, and some blog engines put
+// the whole post there. Shorter ones are "enable JavaScript" notices and
+// tracking pixels.
+const noscriptChars = 200
+
+// keepNoscript replaces a <noscript> element of the body that holds at
+// least noscriptChars characters of text with its content, parsed as HTML
+// (the parser, scripting on, keeps it as raw text), and reports whether it
+// did.
+func keepNoscript(parent, ns *html.Node) bool {
+	if ns.FirstChild == nil || ns.FirstChild != ns.LastChild || ns.FirstChild.Type != html.TextNode || !inBody(parent) {
+		return false
+	}
+	raw := ns.FirstChild.Data
+	if len(raw) < noscriptChars {
+		return false
+	}
+	nodes, err := html.ParseFragment(strings.NewReader(raw), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+	if err != nil {
+		return false
+	}
+	wrap := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	for _, n := range nodes {
+		wrap.AppendChild(n)
+	}
+	stripInactive(wrap)
+	if countChars(textContent(wrap)) < noscriptChars {
+		return false
+	}
+	parent.InsertBefore(wrap, ns)
+	parent.RemoveChild(ns)
+	return true
+}
+
+func inBody(n *html.Node) bool {
+	for ; n != nil; n = n.Parent {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Body {
+			return true
+		}
+	}
+	return false
+}
+
+// countChars counts the characters of s as a reader sees them: a run of
+// whitespace is one character.
+func countChars(s string) int {
+	n, space := 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			if !space {
+				n++
+			}
+			space = true
+			continue
+		}
+		space = false
+		n++
+	}
+	return n
+}
+
 // pruneDocument removes everything after the first maxChars characters of
-// text (JSON-LD script text not counted) or maxElems elements, and reports
-// whether it removed anything.
+// text (JSON-LD script text not counted; a run of whitespace counts as one
+// character, so that indentation does not use up the budget) or maxElems
+// elements, and reports whether it removed anything.
 func pruneDocument(doc *html.Node, maxChars, maxElems int) bool {
 	chars, elems := 0, 0
 	var over *html.Node              // the element that went over the element budget
@@ -241,18 +309,22 @@ func pruneDocument(doc *html.Node, maxChars, maxElems int) bool {
 	walk = func(n *html.Node) bool {
 		switch n.Type {
 		case html.TextNode:
-			l := utf8.RuneCountInString(n.Data)
+			l := countChars(n.Data)
 			if chars+l <= maxChars {
 				chars += l
 				return false
 			}
-			keep := maxChars - chars
-			for i := range n.Data {
-				if keep == 0 {
-					n.Data = n.Data[:i]
-					break
+			keep, space := maxChars-chars, false
+			for i, r := range n.Data {
+				isSpace := unicode.IsSpace(r)
+				if !isSpace || !space {
+					if keep == 0 {
+						n.Data = n.Data[:i]
+						break
+					}
+					keep--
 				}
-				keep--
+				space = isSpace
 			}
 			chars = maxChars
 			return true
