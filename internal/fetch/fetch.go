@@ -197,6 +197,37 @@ type Page struct {
 	Published string // publication date as YYYY-MM-DD, when found
 	Author    string
 	SiteName  string
+	// Content is the whole main content when Markdown had to be trimmed
+	// (at most MaxContentChars characters; empty otherwise), and Budget
+	// the length it was trimmed to: Excerpt picks from Content the
+	// passages that answer a question, within the same budget.
+	Content string `json:",omitempty"`
+	Budget  int    `json:",omitempty"`
+}
+
+// MaxContentChars bounds Page.Content.
+const MaxContentChars = 100_000
+
+// Excerpt is the page's text to read for a question: with Content, the
+// passages that best match queries within Budget characters (see
+// SelectPassages); without, Markdown as it is.
+func (p *Page) Excerpt(queries ...string) Excerpt {
+	if p.Content == "" || p.Budget <= 0 {
+		return Excerpt{Markdown: p.Markdown, Whole: !p.Truncated}
+	}
+	return SelectPassages(p.Content, queries, p.Budget)
+}
+
+// setContent fills Markdown, trimmed to maxChars, and, when it was
+// trimmed, Content and Budget. It reports whether it trimmed.
+func (p *Page) setContent(md string, maxChars int) bool {
+	var trimmed bool
+	p.Markdown, trimmed = trimText(md, maxChars)
+	if trimmed {
+		p.Content, _ = trimText(md, MaxContentChars)
+		p.Budget = maxChars
+	}
+	return trimmed
 }
 
 // ErrUnsupportedType is matched (errors.Is) when a response is neither
@@ -410,8 +441,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 	page.SiteName = ex.siteName
 	page.Published = ex.published
 	page.Chars = utf8.RuneCountInString(ex.markdown)
-	var trimmed bool
-	page.Markdown, trimmed = trimText(ex.markdown, f.cfg.MaxChars)
+	trimmed := page.setContent(ex.markdown, f.cfg.MaxChars)
 	page.Truncated = truncated || trimmed || ex.cut
 	return page, nil
 }
