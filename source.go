@@ -16,6 +16,11 @@ type Source struct {
 	Kind      string `json:"kind,omitempty"`
 	Published string `json:"published,omitempty"`
 	Favicon   string `json:"favicon,omitempty"`
+	// Passages, for a web page longer than what the model reads of it,
+	// are the headings of the parts that were read: the passages chosen
+	// for the question sit under them. Empty when the whole page was read,
+	// or when the page has no headings.
+	Passages []string `json:"passages,omitempty"`
 }
 
 // Usage is token usage.
