@@ -32,6 +32,7 @@ const baselineChars = 250
 type extraction struct {
 	title, markdown             string
 	author, siteName, published string
+	language                    string // <html lang>, when given
 	extractor                   string // ExtractorTrafilatura or ExtractorReadability
 	cut                         bool   // the document was too long and only its beginning was read
 }
@@ -89,6 +90,9 @@ func extractCandidates(src string, pageURL *url.URL) (c candidates, err error) {
 	doc, err := html.Parse(strings.NewReader(src))
 	if err != nil {
 		return c, fmt.Errorf("parsing HTML: %w", err)
+	}
+	if h := findElement(doc, atom.Html); h != nil {
+		ex.language = cleanLine(attr(h, "lang"))
 	}
 	cut := prepareDocument(doc)
 	linkBase := documentBase(doc, pageURL)

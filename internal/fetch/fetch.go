@@ -197,6 +197,7 @@ type Page struct {
 	Published string // publication date as YYYY-MM-DD, when found
 	Author    string
 	SiteName  string
+	Language  string `json:",omitempty"` // as the page declares it (<html lang>), when it does
 	// Content is the whole main content when Markdown had to be trimmed
 	// (at most MaxContentChars characters; empty otherwise), and Budget
 	// the length it was trimmed to: Excerpt picks from Content the
@@ -440,6 +441,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 	page.Author = ex.author
 	page.SiteName = ex.siteName
 	page.Published = ex.published
+	page.Language = ex.language
 	page.Chars = utf8.RuneCountInString(ex.markdown)
 	trimmed := page.setContent(ex.markdown, f.cfg.MaxChars)
 	page.Truncated = truncated || trimmed || ex.cut
