@@ -217,4 +217,3 @@ func writeDocument(w io.Writer, d readDoc, format string, several bool) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
