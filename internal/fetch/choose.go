@@ -227,22 +227,6 @@ func isHeadline(heading, title string) bool {
 // the heading to count as the headline.
 const headlineShare = 0.6
 
-// sharesWords reports whether at least half the words of the shorter of a
-// and b (case folded) occur in the other.
-func sharesWords(a, b string) bool {
-	wa, wb := wordSet(a), wordSet(b)
-	if len(wa) == 0 || len(wb) == 0 {
-		return false
-	}
-	common := 0
-	for w := range wa {
-		if wb[w] {
-			common++
-		}
-	}
-	return 2*common >= min(len(wa), len(wb))
-}
-
 func wordSet(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range wordsOf(strings.ToLower(s)) {
