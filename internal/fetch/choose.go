@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -233,4 +234,31 @@ func wordSet(s string) map[string]bool {
 		out[w] = true
 	}
 	return out
+}
+
+// edgeLinkWords is the most words a lone link at either end of the
+// content may have to be taken for navigation ("Read more", "Back to the
+// list", "Next article").
+const edgeLinkWords = 4
+
+// loneLink matches a block that is one link and nothing else, list marker
+// or emphasis aside.
+var loneLink = regexp.MustCompile(`^(?:[-*+]\s+)?[*_]{0,2}\[([^\]]*)\]\([^)]*\)[*_]{0,2}\s*[»›>→]?$`)
+
+// dropEdgeLinks removes, from both ends of md, blocks that are a single
+// short link: "read more", "back to list" and other navigation the
+// extractors keep with the article.
+func dropEdgeLinks(md string) string {
+	blocks := strings.Split(md, "\n\n")
+	isNav := func(b string) bool {
+		m := loneLink.FindStringSubmatch(strings.TrimSpace(b))
+		return m != nil && len(wordsOf(m[1])) <= edgeLinkWords
+	}
+	for len(blocks) > 1 && isNav(blocks[len(blocks)-1]) {
+		blocks = blocks[:len(blocks)-1]
+	}
+	for len(blocks) > 1 && isNav(blocks[0]) {
+		blocks = blocks[1:]
+	}
+	return strings.Join(blocks, "\n\n")
 }

@@ -218,3 +218,18 @@ func TestPlainText(t *testing.T) {
 		}
 	}
 }
+
+func TestDropEdgeLinks(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"[Back to the list](https://x.example/l)\n\nBody one.\n\nBody two.\n\n[Read more »](https://x.example/m)", "Body one.\n\nBody two."},
+		{"Body.\n\n- [Next article](https://x.example/n)", "Body."},
+		{"Body.\n\n[A link with many words that is a sentence of the article](https://x.example/s)", "Body.\n\n[A link with many words that is a sentence of the article](https://x.example/s)"},
+		{"Body with [a link](https://x.example/a) inside.\n\nSee [more](https://x.example/m) here.", "Body with [a link](https://x.example/a) inside.\n\nSee [more](https://x.example/m) here."},
+		{"[Only a link](https://x.example/o)", "[Only a link](https://x.example/o)"},
+	}
+	for _, tt := range tests {
+		if got := dropEdgeLinks(tt.in); got != tt.want {
+			t.Errorf("dropEdgeLinks(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
