@@ -262,3 +262,28 @@ func dropEdgeLinks(md string) string {
 	}
 	return strings.Join(blocks, "\n\n")
 }
+
+// commentsMarker matches the short block that opens a comment section:
+// "12 Comments", "Leave a Reply", "Schreibe einen Kommentar",
+// "Комментарии" and the like, as a heading or a line of its own.
+var commentsMarker = regexp.MustCompile(`(?i)^(?:#+\s*)?(?:\d+\s+)?(?:comments?|reader comments|leave a (?:reply|comment)|post a comment|add a comment|join the discussion|kommentare?|leserkommentare|schreibe einen kommentar|kommentar schreiben|commentaires?|laisser un commentaire|comentarios?|deja un comentario|deixe um comentário|commenti|lascia un commento|komentarze|dodaj komentarz|комментари[ийя]|оставьте комментарий|добавить комментарий)(?:\s*\(\d+\))?\s*:?$`)
+
+// commentsStart is the share of the content, in characters, that must
+// come before a comment-section marker for the cut: a marker near the
+// start is more likely a link bar than the end of the article.
+const commentsStart = 0.3
+
+// dropComments cuts md at a comment-section marker found after the first
+// commentsStart of the text: comment threads that the page does not mark
+// as comments are otherwise read as part of the article.
+func dropComments(md string) string {
+	blocks := strings.Split(md, "\n\n")
+	total, pos := len(md), 0
+	for i, b := range blocks {
+		if i > 0 && float64(pos) >= commentsStart*float64(total) && commentsMarker.MatchString(strings.TrimSpace(PlainText(b))) {
+			return strings.TrimSpace(strings.Join(blocks[:i], "\n\n"))
+		}
+		pos += len(b) + 2
+	}
+	return md
+}

@@ -233,3 +233,22 @@ func TestDropEdgeLinks(t *testing.T) {
 		}
 	}
 }
+
+func TestDropComments(t *testing.T) {
+	article := prose("Article", 10)
+	tests := []struct{ in, want string }{
+		{article + "\n\n### 3 Kommentare\n\nAnna: great post!\n\nBen: thanks", article},
+		{article + "\n\nLeave a Reply\n\nYour email will not be published.", article},
+		{article + "\n\n## Комментарии (2)\n\nИван: спасибо", article},
+		// A marker near the start is a link bar, not the end of the article.
+		{"Comments\n\n" + article, "Comments\n\n" + article},
+		// A section of the article is not a comment thread.
+		{article + "\n\n## Response\n\n" + prose("Answer", 5), article + "\n\n## Response\n\n" + prose("Answer", 5)},
+		{article + "\n\nComments are closed for this article because of the subject.", article + "\n\nComments are closed for this article because of the subject."},
+	}
+	for _, tt := range tests {
+		if got := dropComments(tt.in); got != tt.want {
+			t.Errorf("dropComments(%q) = %q", tt.in, got)
+		}
+	}
+}

@@ -178,7 +178,7 @@ func (c candidates) choose() (extraction, error) {
 		ex.markdown, ex.extractor = chooseContent(trafMD, readMD)
 	}
 	var headline string
-	ex.markdown = dropEdgeLinks(ex.markdown)
+	ex.markdown = dropEdgeLinks(dropComments(ex.markdown))
 	ex.markdown, headline = dropHeadline(ex.markdown, ex.title)
 	if ex.title == "" {
 		ex.title = headline
