@@ -121,7 +121,11 @@ func extractorFor(format string) extractbench.Extractor {
 }
 
 func writeBenchTable(w io.Writer, pages int, results []benchResult, worst int) error {
-	fmt.Fprintf(w, "article extraction: %d pages\n\n", pages)
+	scoring := "shingles"
+	if len(results) > 0 && results[0].Report.Snippets != nil {
+		scoring = "snippets the main text must and must not contain"
+	}
+	fmt.Fprintf(w, "article extraction: %d pages, scored by %s\n\n", pages, scoring)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "format\tprecision\trecall\tF1\taccuracy\tfailures\ttime")
 	for _, r := range results {
