@@ -173,7 +173,12 @@ func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stde
 			if title == "" {
 				title = s.URL
 			}
-			fmt.Fprintf(out, "[%d] %s — %s\n", s.Number, title, s.URL)
+			note := ""
+			if len(s.Passages) > 0 {
+				// A long page was read in part: the sections read.
+				note = " (read: " + strings.Join(s.Passages, "; ") + ")"
+			}
+			fmt.Fprintf(out, "[%d] %s — %s%s\n", s.Number, title, s.URL, note)
 		}
 	}
 	return nil
