@@ -49,8 +49,8 @@
 // article-extraction benchmark, "sova bench extract"), and converted to
 // Markdown: links absolute (http and https only; other links keep just
 // their text), images dropped, the headline moved to Page.Title, and
-// scripts, styles, noscript, iframes and other embedded content removed
-// before extraction. text/plain and text/markdown pass through. PDF
+// scripts, styles, iframes and other embedded content removed before
+// extraction (a <noscript> with a post's worth of text is kept as HTML). text/plain and text/markdown pass through. PDF
 // documents are read as text (see extractPDF); a PDF larger than MaxBytes
 // fails with ErrPDFTooLarge, since it cannot be read in part. Other types
 // fail with ErrUnsupportedType, decided from the Content-Type header before
@@ -69,7 +69,9 @@
 // 200,000 characters of text or 30,000 elements of a page (their cost
 // grows faster than linearly), again marking it Truncated. The extracted
 // Markdown is trimmed to Config.MaxChars characters at a paragraph,
-// sentence or word boundary.
+// sentence or word boundary; a trimmed page keeps its whole content in
+// Page.Content, from which Page.Excerpt picks the passages that match a
+// question within the same budget (SelectPassages).
 package fetch
 
 import (
