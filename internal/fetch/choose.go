@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Thresholds of chooseContent, measured on the article-extraction
@@ -68,7 +69,8 @@ func chooseContent(traf, read string) (string, string) {
 	if strings.TrimSpace(traf) == "" {
 		return read, ExtractorReadability
 	}
-	ts, rs := shingleSet(PlainText(traf)), shingleSet(PlainText(read))
+	pt, pr := PlainText(traf), PlainText(read)
+	ts, rs := shingleSet(pt), shingleSet(pr)
 	nt, nr := total(ts), total(rs)
 	if nt == 0 || nr == 0 {
 		if nr > nt {
@@ -80,7 +82,7 @@ func chooseContent(traf, read string) (string, string) {
 	inTraf := float64(common) / float64(nr) // share of readability's text in trafilatura's
 	inRead := float64(common) / float64(nt) // share of trafilatura's text in readability's
 	switch {
-	case shortTraf(traf, read):
+	case shortTraf(utf8.RuneCountInString(pt), utf8.RuneCountInString(pr)):
 		return read, ExtractorReadability
 	case inTraf >= containedShare && inRead < extraShare && !losesOpening(traf, rs):
 		return read, ExtractorReadability
@@ -90,12 +92,12 @@ func chooseContent(traf, read string) (string, string) {
 	return traf, ExtractorTrafilatura
 }
 
-// shortTraf reports whether trafilatura's text is a short block (a
+// shortTraf reports, from the lengths of their plain texts, whether
+// trafilatura's text is a short block (a
 // standfirst, a byline, a cookie notice, a blurb: under shortChars) while
 // readability's is several times longer: trafilatura then latched on to
 // the wrong block, whether or not the two overlap.
-func shortTraf(traf, read string) bool {
-	nt, nr := len([]rune(PlainText(traf))), len([]rune(PlainText(read)))
+func shortTraf(nt, nr int) bool {
 	return nt < shortChars && nr >= shortFactor*nt && nr-nt >= shortGain
 }
 
@@ -273,6 +275,10 @@ var commentsMarker = regexp.MustCompile(`(?i)^(?:#+\s*)?(?:\d+\s+)?(?:comments?|
 // start is more likely a link bar than the end of the article.
 const commentsStart = 0.3
 
+// maxMarkerBytes bounds the blocks tested for a comment-section marker
+// (a marker with a link to the comments is still short).
+const maxMarkerBytes = 200
+
 // dropComments cuts md at a comment-section marker found after the first
 // commentsStart of the text: comment threads that the page does not mark
 // as comments are otherwise read as part of the article.
@@ -280,7 +286,8 @@ func dropComments(md string) string {
 	blocks := strings.Split(md, "\n\n")
 	total, pos := len(md), 0
 	for i, b := range blocks {
-		if i > 0 && float64(pos) >= commentsStart*float64(total) && commentsMarker.MatchString(strings.TrimSpace(PlainText(b))) {
+		if i > 0 && len(b) <= maxMarkerBytes && float64(pos) >= commentsStart*float64(total) &&
+			commentsMarker.MatchString(strings.TrimSpace(PlainText(b))) {
 			return strings.TrimSpace(strings.Join(blocks[:i], "\n\n"))
 		}
 		pos += len(b) + 2
