@@ -50,7 +50,11 @@ func TestUnseenExtractionSets(t *testing.T) {
 		t.Skip("SOVA_EXTRACT_EVAL_SETS is not set")
 	}
 	floors := map[string]float64{"trafilatura-eval": 0.90, "readability-pages": 0.95}
-	for name, pages := range evalSets(t) {
+	sets := evalSets(t)
+	if sets["trafilatura-eval"] == nil && sets["readability-pages"] == nil {
+		t.Skip("no evaluation set found in the module cache (go mod download)")
+	}
+	for name, pages := range sets {
 		floor, ok := floors[name]
 		if !ok {
 			continue
@@ -66,8 +70,5 @@ func TestUnseenExtractionSets(t *testing.T) {
 		if rep.F1 < floor {
 			t.Errorf("%s: F1 %.4f is below %.2f", name, rep.F1, floor)
 		}
-	}
-	if len(floors) > 0 && len(evalSets(t)) == 0 {
-		t.Skip("no evaluation set found in the module cache")
 	}
 }

@@ -93,10 +93,10 @@ func chooseContent(traf, read string) (string, string) {
 }
 
 // shortTraf reports, from the lengths of their plain texts, whether
-// trafilatura's text is a short block (a
-// standfirst, a byline, a cookie notice, a blurb: under shortChars) while
-// readability's is several times longer: trafilatura then latched on to
-// the wrong block, whether or not the two overlap.
+// trafilatura's text is a short block (a standfirst, a byline, a cookie
+// notice, a blurb: under shortChars) while readability's is several times
+// longer: trafilatura then latched on to the wrong block, whether or not
+// the two overlap.
 func shortTraf(nt, nr int) bool {
 	return nt < shortChars && nr >= shortFactor*nt && nr-nt >= shortGain
 }
