@@ -22,6 +22,11 @@ type Source struct {
 	// source without it is a page the run read, or a passage of the
 	// person's documents.
 	SnippetOnly bool `json:"snippetOnly,omitempty"`
+	// Passages, for a web page longer than what the model reads of it,
+	// are the headings of the parts that were read: the passages chosen
+	// for the question sit under them. Empty when the whole page was read,
+	// or when the page has no headings.
+	Passages []string `json:"passages,omitempty"`
 }
 
 // Usage is token usage.

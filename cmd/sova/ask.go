@@ -170,7 +170,12 @@ func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stde
 	if len(o.Result.Sources) > 0 && o.Result.Report == "" {
 		_, _ = out.WriteString("\n" + sourcesHeading(o.Result.Text) + "\n")
 		for _, s := range o.Result.Sources {
-			fmt.Fprintln(out, wire.SourceLine(s, answerLanguage(o.Result.Text)))
+			line := wire.SourceLine(s, answerLanguage(o.Result.Text))
+			if len(s.Passages) > 0 {
+				// A long page was read in part: the sections read.
+				line += " (read: " + strings.Join(s.Passages, "; ") + ")"
+			}
+			fmt.Fprintln(out, line)
 		}
 	}
 	return nil

@@ -265,7 +265,7 @@ func (e *ExternalReader) page(title, final, content, published string, u *url.UR
 	if t, err := time.Parse(time.RFC3339, strings.TrimSpace(published)); err == nil {
 		p.Published = t.Format("2006-01-02")
 	}
-	p.Markdown, p.Truncated = trimText(md, e.cfg.MaxChars)
+	p.Truncated = p.setContent(md, e.cfg.MaxChars)
 	return p, nil
 }
 

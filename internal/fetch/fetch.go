@@ -50,7 +50,8 @@
 // Markdown: links absolute (http and https only; other links keep just
 // their text), images dropped, the headline moved to Page.Title, and
 // scripts, styles, noscript, iframes and other embedded content removed
-// before extraction. text/plain and text/markdown pass through. PDF
+// before extraction (a <noscript> with a post's worth of text is kept as
+// HTML). text/plain and text/markdown pass through. PDF
 // documents are read as text (see extractPDF) in a worker process under
 // Config.Parse (see internal/isolate); a PDF larger than MaxBytes fails
 // with ErrPDFTooLarge, since it cannot be read in part. Other types
@@ -72,7 +73,9 @@
 // maxHTMLBytes is cut before it is parsed, and an extraction that takes
 // longer than Config.Parse.Timeout is abandoned (see extractHTMLWithin).
 // The extracted Markdown is trimmed to Config.MaxChars characters at a
-// paragraph, sentence or word boundary.
+// paragraph, sentence or word boundary; a trimmed page keeps its whole
+// content in Page.Content, from which Page.Excerpt picks the passages that
+// match a question within the same budget (SelectPassages).
 package fetch
 
 import (
@@ -218,6 +221,38 @@ type Page struct {
 	Published string // publication date as YYYY-MM-DD, when found
 	Author    string
 	SiteName  string
+	Language  string `json:",omitempty"` // as the page declares it (<html lang>), when it does
+	// Content is the whole main content when Markdown had to be trimmed
+	// (at most MaxContentChars characters; empty otherwise), and Budget
+	// the length it was trimmed to: Excerpt picks from Content the
+	// passages that answer a question, within the same budget.
+	Content string `json:",omitempty"`
+	Budget  int    `json:",omitempty"`
+}
+
+// MaxContentChars bounds Page.Content.
+const MaxContentChars = 100_000
+
+// Excerpt is the page's text to read for a question: with Content, the
+// passages that best match queries within Budget characters (see
+// SelectPassages); without, Markdown as it is.
+func (p *Page) Excerpt(queries ...string) Excerpt {
+	if p.Content == "" || p.Budget <= 0 {
+		return Excerpt{Markdown: p.Markdown, Whole: !p.Truncated}
+	}
+	return SelectPassages(p.Content, queries, p.Budget)
+}
+
+// setContent fills Markdown, trimmed to maxChars, and, when it was
+// trimmed, Content and Budget. It reports whether it trimmed.
+func (p *Page) setContent(md string, maxChars int) bool {
+	var trimmed bool
+	p.Markdown, trimmed = trimText(md, maxChars)
+	if trimmed {
+		p.Content, _ = trimText(md, MaxContentChars)
+		p.Budget = maxChars
+	}
+	return trimmed
 }
 
 // ErrUnsupportedType is matched (errors.Is) when a response is neither
@@ -440,9 +475,9 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (page *Page, err err
 	page.Author = ex.author
 	page.SiteName = ex.siteName
 	page.Published = ex.published
+	page.Language = ex.language
 	page.Chars = utf8.RuneCountInString(ex.markdown)
-	var trimmed bool
-	page.Markdown, trimmed = trimText(ex.markdown, f.cfg.MaxChars)
+	trimmed := page.setContent(ex.markdown, f.cfg.MaxChars)
 	page.Truncated = truncated || trimmed || ex.cut
 	return page, nil
 }

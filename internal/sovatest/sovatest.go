@@ -24,7 +24,7 @@ import (
 type Article struct {
 	Slug  string
 	Title string
-	Body  string // paragraphs separated by blank lines
+	Body  string // paragraphs separated by blank lines; "## " starts a subheading
 }
 
 // DefaultArticles is the default site: pages about the economy in the 1930s.
@@ -97,6 +97,10 @@ func Page(a Article) string {
 <div class="cookie-banner">We use cookies to improve your experience. Accept all cookies?</div>
 <main><article><h1>%s</h1><p class="byline">By Staff Writer</p>`, a.Title, a.Title)
 	for _, p := range strings.Split(a.Body, "\n\n") {
+		if h, ok := strings.CutPrefix(p, "## "); ok {
+			fmt.Fprintf(&b, "<h2>%s</h2>\n", h)
+			continue
+		}
 		fmt.Fprintf(&b, "<p>%s</p>\n", p)
 	}
 	b.WriteString(`</article></main>

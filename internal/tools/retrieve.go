@@ -144,18 +144,21 @@ func (rt *retrieve) readOne(ctx context.Context, u string) (string, bool, error)
 	if pg.Title != "" {
 		title = pg.Title
 	}
+	// A long page is cut to the passages that answer the run's question
+	// and queries, within the reading budget.
+	ex := pg.Excerpt(rt.run.Focus()...)
 	summary := ""
 	if rt.o.Summarise != nil {
-		summary, err = rt.o.Summarise(ctx, title, pg.Markdown)
+		summary, err = rt.o.Summarise(ctx, title, ex.Markdown)
 		if err != nil && ctx.Err() != nil {
 			return "", false, ctx.Err()
 		}
 	}
 	if rt.o.Summarise == nil || err != nil {
 		// The page was read; its text serves when no summary can be made.
-		summary = clip(pg.Markdown, 1500)
+		summary = clip(ex.Markdown, 1500)
 	}
-	src := sova.Source{URL: u, Title: title, Snippet: clip(summary, 300), Kind: sova.SourceWeb, Published: pg.Published}
+	src := sova.Source{URL: u, Title: title, Snippet: clip(summary, 300), Kind: sova.SourceWeb, Published: pg.Published, Passages: ex.Sections}
 	if known {
 		src.Favicon = hit.Favicon
 		if src.Published == "" {

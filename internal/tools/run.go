@@ -78,8 +78,36 @@ type Run struct {
 	sink  event.Sink // nil: no progress events
 	pages *Pages
 
-	mu     sync.Mutex
-	rounds int
+	mu      sync.Mutex
+	rounds  int
+	focus   []string // the question and the queries searched: what pages are read for
+	focused map[string]bool
+}
+
+// SetQuestion records the run's question: pages read are cut to the
+// passages that answer it (and the queries searched).
+func (r *Run) SetQuestion(q string) { r.addFocus(q) }
+
+func (r *Run) addFocus(s string) {
+	s = strings.TrimSpace(s)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s == "" || r.focused[strings.ToLower(s)] {
+		return
+	}
+	if r.focused == nil {
+		r.focused = map[string]bool{}
+	}
+	r.focused[strings.ToLower(s)] = true
+	r.focus = append(r.focus, s)
+}
+
+// Focus is what the run's pages are read for: its question and the
+// queries searched so far.
+func (r *Run) Focus() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.focus...)
 }
 
 // NewRun returns the tools' state for one run. sink receives the tools'
@@ -140,6 +168,7 @@ func (r *Run) Search(ctx context.Context, q Query) ([]search.Result, error) {
 	if r.p.Search == nil {
 		return nil, errors.New("web search is not available")
 	}
+	r.addFocus(q.Text)
 	r.emit(event.Event{Type: event.TypeQuery, Query: &event.Query{Query: q.Text, Total: 1, Status: event.QueryStarted, Iteration: q.Round}})
 	res, err := r.p.Search.Search(ctx, search.Query{Text: q.Text, MaxResults: q.Results, Language: q.Language})
 	ev := &event.Query{Query: q.Text, Total: 1, Iteration: q.Round}

@@ -188,6 +188,7 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		return done, err
 	}
 	w.tools = tools.NewRun(tools.Providers{Search: m.search, Reader: m.reader}, sink)
+	w.tools.SetQuestion(in.Question)
 	res, err := m.loop(ctx, w, in, sink)
 	if err != nil {
 		w.agent.State = sova.AgentFailed
