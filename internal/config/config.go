@@ -136,6 +136,9 @@ type Config struct {
 	DocsResults          int           `env:"SOVA_DOCS_RESULTS" envDefault:"8"`
 	DocsMaxSteps         int           `env:"SOVA_DOCS_MAX_STEPS" envDefault:"10"`
 	DocsTemperature      float64       `env:"SOVA_DOCS_TEMPERATURE" envDefault:"0.6"`
+
+	// Accounts, sign-in and limits (accounts.go).
+	Accounts
 }
 
 // DefaultOpenAIURL is used when no endpoint is configured.
@@ -173,6 +176,7 @@ func FromEnv(vars map[string]string) (*Config, error) {
 	cfg.FetchAllowHosts = trimAll(cfg.FetchAllowHosts)
 	cfg.normalizeRetrieval()
 	cfg.normalizeAccess()
+	cfg.Accounts.normalize()
 	return &cfg, cfg.validate()
 }
 
@@ -225,6 +229,7 @@ func (c *Config) validate() error {
 	errs = append(errs, c.validateRetrieval()...)
 	errs = append(errs, c.validateSpaces()...)
 	errs = append(errs, c.validateAccess()...)
+	errs = append(errs, c.Accounts.validate()...)
 	if c.LLMMaxRetries < 0 || c.StructuredRetries < 0 {
 		errs = append(errs, errors.New("SOVA_LLM_MAX_RETRIES and SOVA_MAX_STRUCTURED_OUTPUT_RETRIES must not be negative"))
 	}

@@ -35,6 +35,9 @@ type Options struct {
 	// Auth tells whom each request is for (user.go); nil refuses every
 	// request that needs a user.
 	Auth auth.Authenticator
+	// Accounts serves sign-in and sign-out (session.go); nil answers them
+	// 404 (SOVA_AUTH=none).
+	Accounts     *auth.Accounts
 	Logger       *slog.Logger
 	MaxBodyBytes int64
 	Version      string
