@@ -298,5 +298,3 @@ func (s *DB) Usage(ctx context.Context, subject, counter, period string) (int64,
 func (s *DB) DeleteUsageBefore(ctx context.Context, period string) (int64, error) {
 	return rowsChanged(s.exec(ctx, `DELETE FROM usage_counters WHERE period < ?`, period))
 }
-
-
