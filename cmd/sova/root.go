@@ -47,6 +47,7 @@ environment variable; see docs/configuration.md.`,
 	root.AddCommand(newRuns())
 	root.AddCommand(newSpaces())
 	root.AddCommand(newDoctor())
+	root.AddCommand(newUsers(), newKeys())
 	return root
 }
 
