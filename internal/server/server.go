@@ -103,6 +103,7 @@ func (s *Server) routes() {
 	s.handle("GET /agents", s.listAgents)
 	s.handle("GET /agents/{id}/state", s.getAgentState)
 	s.spaceRoutes()
+	s.sessionRoutes() // session.go
 }
 
 // ServeHTTP implements http.Handler: panics become 500s and every request
