@@ -9,6 +9,7 @@ import { uiMessageChunks } from './stream.js';
 import { Turn } from './turn.js';
 import { ChatList } from './sidebar.js';
 import { SpacesPanel } from './spaces.js';
+import { currentUser, showSignIn, accountFoot } from './account.js';
 
 const $ = (id) => document.getElementById(id);
 const MODE_KEY = 'sova.mode';
@@ -71,8 +72,19 @@ const spaces = new SpacesPanel($('spaces'), { toast });
 
 // ---- boot ----
 
-function boot() {
+async function boot() {
   applyStatic(document);
+  let me = null;
+  try {
+    me = await currentUser();
+    if (!me) {
+      showSignIn();
+      return;
+    }
+  } catch (e) {
+    toast(e.message);
+  }
+  accountFoot(document.querySelector('.sidebar-foot'), me);
   for (const b of document.querySelectorAll('[data-icon]')) b.prepend(icon(b.dataset.icon));
   setupTheme();
   setupComposer();
