@@ -47,7 +47,8 @@ func newAccountsEnv(t *testing.T, engine string, extra map[string]string) *env {
 	}
 	e.app = a
 	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: a.Auth, Accounts: a.Accounts,
-		MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test"}))
+		MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test",
+		Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes}))
 	t.Cleanup(func() {
 		e.srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
