@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -26,15 +27,30 @@ func TestBrowserSignIn(t *testing.T) {
 	tb.wait(`!document.querySelector('#signin-error').hidden && document.querySelector('#signin-error').textContent.includes('wrong name or password')`, "the error")
 
 	tb.do(chromedp.SendKeys(css("#signin-password"), "ann's password"), chromedp.Click(css(".signin-submit")))
-	// The page reloads after signing in.
-	time.Sleep(500 * time.Millisecond)
-	tb.wait(`document.querySelector('#account-name')?.textContent === 'ann' && !document.querySelector('#app').hidden && document.querySelector('#signin') === null`, "the app, signed in")
+	waitAcrossReload(tb, `document.querySelector('#account-name')?.textContent === 'ann' && !document.querySelector('#app').hidden && document.querySelector('#signin') === null`, "the app, signed in")
 	var cookie string
 	tb.eval(`document.cookie`, &cookie)
 	if cookie != "" {
 		t.Errorf("the session cookie is readable by scripts: %q", cookie)
 	}
 	tb.do(chromedp.Click(css("#sign-out")))
-	time.Sleep(500 * time.Millisecond)
-	tb.wait(`document.querySelector('#signin') !== null`, "the sign-in form after signing out")
+	waitAcrossReload(tb, `document.querySelector('#signin') !== null`, "the sign-in form after signing out")
+}
+
+// waitAcrossReload is tab.wait for a condition that holds after the page
+// navigates (sign-in and sign-out reload it): a poll cut short by the
+// navigation is started again.
+func waitAcrossReload(tb *tab, cond, what string) {
+	tb.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(30*time.Second), chromedp.WithPollingInterval(25*time.Millisecond)))
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "navigated") || time.Now().After(deadline) {
+			tb.t.Fatalf("waiting for %s: %v", what, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

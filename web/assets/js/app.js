@@ -90,8 +90,9 @@ async function boot() {
   setupComposer();
   setupModeMenu();
   setupSidebar();
-  loadModes();
-  loadChats();
+  // The modes appear once the chat list is drawn, so a page showing its
+  // modes is a page fully loaded.
+  loadModes(loadChats());
   spaces.init();
   window.addEventListener('popstate', () => route(false));
   route(false);
@@ -106,13 +107,14 @@ function route(push) {
 
 // ---- modes ----
 
-async function loadModes() {
+async function loadModes(after) {
   try {
     const body = await api.modes();
     state.modes = Array.isArray(body?.modes) ? body.modes.filter((m) => m && m.id) : [];
   } catch (e) {
     toast(e.message);
   }
+  await after;
   if (!state.modes.length) state.modes = [{ id: state.mode, description: '' }];
   if (!state.modes.some((m) => m.id === state.mode)) {
     state.mode = state.modes.some((m) => m.id === 'search') ? 'search' : state.modes[0].id;
