@@ -48,6 +48,7 @@ environment variable; see docs/configuration.md.`,
 	root.AddCommand(newSpaces())
 	root.AddCommand(newDoctor())
 	root.AddCommand(newRead())
+	root.AddCommand(newUsers(), newKeys())
 	return root
 }
 

@@ -37,9 +37,12 @@ type App struct {
 	WebCache *webcache.Cache
 	// Spaces are the document spaces (spaces.go).
 	Spaces *spaces.Service
-	// Auth tells the server whom each request is for. Without accounts
-	// every request is the local user's.
+	// Auth tells the server whom each request is for (auth.go): the local
+	// user while no account exists (SOVA_AUTH empty) or always
+	// (SOVA_AUTH=none); the accounts otherwise.
 	Auth auth.Authenticator
+	// Accounts signs people in and out; nil with SOVA_AUTH=none.
+	Accounts *auth.Accounts
 
 	agentSweeper *sgr.Sweeper // evicts old finished agents (SOVA_SGR_AGENT_TTL)
 }
@@ -165,8 +168,12 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 	} else if n > 0 {
 		logger.Warn("runs interrupted by the last stop were marked; restart them with POST /api/runs/{id}/restart", "count", n)
 	}
-	a := &App{Config: cfg, Store: st, Service: svc, Model: model, Logger: logger, WebCache: retr.cache, Spaces: docSpaces,
-		Auth: auth.Local{}}
+	a := &App{Config: cfg, Store: st, Service: svc, Model: model, Logger: logger, WebCache: retr.cache, Spaces: docSpaces}
+	if err := a.wireAuth(); err != nil { // auth.go
+		_ = docSpaces.Close()
+		_ = st.Close()
+		return nil, err
+	}
 	a.agentSweeper = &sgr.Sweeper{Store: st, TTL: cfg.SGRAgentTTL, Logger: logger}
 	if cfg.RunTimeout > 0 {
 		// A run cannot outlive its time limit, and an agent is saved after

@@ -168,6 +168,8 @@ type Config struct {
 	YouTube  youtube.Config
 	Reddit   reddit.Config
 	XAI      xai.Config
+	// Accounts, sign-in and limits (accounts.go).
+	Accounts
 }
 
 // DefaultOpenAIURL is used when no endpoint is configured.
@@ -206,6 +208,7 @@ func FromEnv(vars map[string]string) (*Config, error) {
 	cfg.normalizeRetrieval()
 	cfg.normalizeAccess()
 	cfg.normalizeGroups()
+	cfg.Accounts.normalize()
 	return &cfg, cfg.validate()
 }
 
@@ -261,6 +264,7 @@ func (c *Config) validate() error {
 	errs = append(errs, c.validateAccess()...)
 	errs = append(errs, c.validateParse()...)
 	errs = append(errs, c.validateGroups()...)
+	errs = append(errs, c.Accounts.validate()...)
 	if c.LLMMaxRetries < 0 || c.StructuredRetries < 0 {
 		errs = append(errs, errors.New("SOVA_LLM_MAX_RETRIES and SOVA_MAX_STRUCTURED_OUTPUT_RETRIES must not be negative"))
 	}

@@ -2,6 +2,13 @@
 // browser (navigator.languages); anything but Russian gets English.
 
 const en = {
+  signInTitle: 'Sign in to Sova',
+  userName: 'Name',
+  password: 'Password',
+  signIn: 'Sign in',
+  signOut: 'Sign out',
+  signInFailed: 'Could not sign in: {msg}',
+  usageLeft: '{left} of {limit} messages left today; resets {reset}',
   chats: 'Chats',
   newChat: 'New chat',
   openMenu: 'Open menu',
@@ -145,6 +152,13 @@ const en = {
 const ru = {
   chats: 'Чаты',
   newChat: 'Новый чат',
+  signInTitle: 'Вход в Sova',
+  userName: 'Имя',
+  password: 'Пароль',
+  signIn: 'Войти',
+  signOut: 'Выйти',
+  signInFailed: 'Не удалось войти: {msg}',
+  usageLeft: 'Сегодня осталось {left} из {limit} сообщений; сброс {reset}',
   openMenu: 'Открыть меню',
   closeMenu: 'Закрыть меню',
   heroTitle: 'Что вы хотите узнать?',
