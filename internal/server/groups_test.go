@@ -411,7 +411,7 @@ func TestGroupProviderFails(t *testing.T) {
 	}{
 		{"academic", "academic_search", `{"queries":["q"]}`, sovatest.OpenAlex, sovatest.ProviderReply{Status: 503, Body: "<html>down</html>"}, "HTTP 503"},
 		{"youtube", "youtube_search", `{"query":"q"}`, sovatest.Invidious, sovatest.ProviderReply{Body: `{"videos": [`}, "not the expected JSON"},
-		{"reddit", "reddit_search", `{"queries":["q"]}`, sovatest.Reddit, sovatest.ProviderReply{Delay: 3e9, Body: "{}"}, "no answer from"},
+		{"reddit", "reddit_search", `{"queries":["q"]}`, sovatest.Reddit, sovatest.ProviderReply{Delay: 3e9, Body: "{}"}, "no answer within"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.group, func(t *testing.T) {
