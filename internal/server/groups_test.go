@@ -628,3 +628,49 @@ func TestGroupAISDK(t *testing.T) {
 		t.Logf("%s: %s", g.group, strings.TrimSpace(stdout.String()))
 	}
 }
+
+// Where the sandbox cannot run (here: bubblewrap is missing),
+// code_interpreter is withdrawn from the web and academic groups with the
+// reason, and /api/providers says so.
+func TestGroupCodeInterpreterWithdrawn(t *testing.T) {
+	e := newGroupEnv(t, map[string]string{"SOVA_SANDBOX_BWRAP": filepath.Join(t.TempDir(), "no-bwrap")})
+	s := e.ask(t, "academic", "attention in transformer models")
+	var status map[string]any
+	for _, c := range s.of("data-status") {
+		if d := c["data"].(map[string]any); strings.Contains(d["message"].(string), "code_interpreter") {
+			status = d
+		}
+	}
+	if status == nil || !strings.Contains(status["message"].(string), "the code sandbox cannot run on this server") {
+		t.Errorf("no status part about code_interpreter: %v", s.of("data-status"))
+	}
+	for _, r := range e.model.Requests() {
+		if r.HasTool("code_interpreter") {
+			t.Errorf("code_interpreter offered without a sandbox")
+		}
+	}
+	var body struct {
+		Tools []struct {
+			Name, Provider, Reason string
+			Available              bool
+			Settings, Groups       []string
+		}
+	}
+	if code := getJSON(t, e.srv.URL+"/api/providers", &body); code != 200 {
+		t.Fatalf("GET /api/providers: %d", code)
+	}
+	i := slices.IndexFunc(body.Tools, func(tl struct {
+		Name, Provider, Reason string
+		Available              bool
+		Settings, Groups       []string
+	}) bool {
+		return tl.Name == "code_interpreter"
+	})
+	if i < 0 {
+		t.Fatalf("/api/providers lacks code_interpreter: %+v", body.Tools)
+	}
+	if c := body.Tools[i]; c.Available || !strings.Contains(c.Reason, "the code sandbox cannot run on this server (") ||
+		c.Settings[0] != "SOVA_SANDBOX_ENABLED" || !slices.Equal(c.Groups, []string{"web", "academic"}) {
+		t.Errorf("code_interpreter: %+v", c)
+	}
+}

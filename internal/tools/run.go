@@ -66,6 +66,11 @@ type Providers struct {
 	Code Searcher
 	// Model writes text_translate's translations (the fast model).
 	Model llm.Model
+	// Sandbox runs code_interpreter's Python (*sandbox.Sandbox); nil
+	// withdraws the tool, and SandboxErr says why (sandbox.New's
+	// ErrUnavailable, or turned off).
+	Sandbox    CodeRunner
+	SandboxErr error
 }
 
 // Run is what one run's tools share: the providers, where their progress

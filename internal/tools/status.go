@@ -1,6 +1,11 @@
 package tools
 
-import "strings"
+import (
+	"errors"
+	"strings"
+
+	"github.com/sova-ai/sova/internal/sandbox"
+)
 
 // Status says whether a tool can be offered, which provider serves it,
 // and which settings enable it or choose its provider (GET /api/providers,
@@ -85,6 +90,21 @@ func (p Providers) Status(name string) (s Status, ok bool) {
 		s.Available = p.X != nil
 		if p.X != nil {
 			s.Provider = "xai"
+		}
+	case CodeInterpreterName:
+		s.Settings = []string{"SOVA_SANDBOX_ENABLED", "SOVA_SANDBOX_BWRAP", "SOVA_SANDBOX_PYTHON"}
+		s.Available = p.Sandbox != nil
+		if p.Sandbox != nil {
+			s.Provider = "sandbox (bubblewrap)"
+			break
+		}
+		s.Reason = "the code sandbox cannot run on this server"
+		var u *sandbox.UnavailableError
+		switch {
+		case errors.As(p.SandboxErr, &u):
+			s.Reason += " (" + u.Reason + ")"
+		case p.SandboxErr != nil:
+			s.Reason += " (" + p.SandboxErr.Error() + ")"
 		}
 	default:
 		return Status{}, false

@@ -26,11 +26,6 @@ type Spec struct {
 // yet. Each is a hook: when its tool exists, a builder below makes the
 // groups that list it offer it.
 const (
-	// CodeInterpreter is the Python sandbox (internal/tools/code.go, DESIGN
-	// §9): add `CodeInterpreter: func(b *build) agent.Tool { return
-	// tools.CodeInterpreter(b.run, …) }` to builders and a case to
-	// tools.Providers.Status.
-	CodeInterpreter    = "code_interpreter"
 	GetWeatherData     = "get_weather_data"     // internal/weather (Open-Meteo, OpenWeather)
 	NearbyPlacesSearch = "nearby_places_search" // internal/places (Nominatim + Overpass, Google Places)
 	TrackFlight        = "track_flight"         // AviationStack (AVIATIONSTACK_API_KEY)
@@ -43,7 +38,7 @@ var Groups = []Spec{
 	{
 		ID:          "web",
 		Description: "Web search agent: searches the web with 3–5 queries at once, reads pages you link, translates, and answers with citations.",
-		Tools: []string{tools.WebSearchName, CodeInterpreter, GetWeatherData, tools.RetrieveName, tools.TextTranslateName,
+		Tools: []string{tools.WebSearchName, tools.CodeInterpreterName, GetWeatherData, tools.RetrieveName, tools.TextTranslateName,
 			NearbyPlacesSearch, TrackFlight, MovieOrTVSearch, tools.DatetimeName},
 		Working: "Searching the web",
 		Instructions: "You are Sova, a web search assistant.\n\n" +
@@ -56,7 +51,7 @@ var Groups = []Spec{
 	{
 		ID:          "academic",
 		Description: "Academic search agent: finds scholarly papers (OpenAlex and arXiv, or Exa) and answers from their abstracts with citations.",
-		Tools:       []string{tools.AcademicSearchName, CodeInterpreter, tools.DatetimeName},
+		Tools:       []string{tools.AcademicSearchName, tools.CodeInterpreterName, tools.DatetimeName},
 		Working:     "Searching papers",
 		Instructions: "You are Sova, an academic research assistant.\n\n" +
 			"- Search scholarly papers with academic_search: 1 to 5 precise queries using the field's terms (in English for most fields).\n" +
@@ -129,6 +124,9 @@ var builders = map[string]func(b *build) agent.Tool{
 	},
 	tools.CodeContextName: func(b *build) agent.Tool {
 		return tools.CodeContext(b.run, tools.CodeContextOptions{Cite: b.cite, BlockList: b.cfg.BlockList})
+	},
+	tools.CodeInterpreterName: func(b *build) agent.Tool {
+		return tools.CodeInterpreter(b.cfg.Providers.Sandbox, tools.CodeOptions{})
 	},
 	tools.XSearchName: func(b *build) agent.Tool {
 		return tools.XSearch(b.run, tools.XSearchOptions{Cite: b.cite, Now: b.cfg.Now})
