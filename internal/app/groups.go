@@ -5,15 +5,19 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova/internal/academic"
+	"github.com/sova-ai/sova/internal/coins"
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/markets"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/mode/group"
+	"github.com/sova-ai/sova/internal/places"
 	"github.com/sova-ai/sova/internal/reddit"
 	"github.com/sova-ai/sova/internal/sandbox"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/tools"
+	"github.com/sova-ai/sova/internal/weather"
 	"github.com/sova-ai/sova/internal/xai"
 	"github.com/sova-ai/sova/internal/youtube"
 )
@@ -35,6 +39,20 @@ func GroupProviders(cfg *config.Config, fast llm.Model, chain *search.Chain, rea
 		Reddit:   reddit.New(cfg.Reddit),
 		X:        xai.New(cfg.XAI),
 	}
+	// The data providers' settings were checked with the configuration;
+	// a client that still cannot be made withdraws its tools.
+	if c, err := weather.New(cfg.Weather); err == nil {
+		p.Weather = c
+	}
+	if c, err := places.New(cfg.Places); err == nil {
+		p.Places = c
+	}
+	if c, err := markets.New(cfg.Markets); err == nil {
+		p.Markets = c
+	}
+	if c, err := coins.New(cfg.Coins); err == nil {
+		p.Coins = c
+	}
 	if sb != nil {
 		p.Sandbox = sb
 	} else if sbErr == nil {
@@ -49,7 +67,7 @@ func GroupProviders(cfg *config.Config, fast llm.Model, chain *search.Chain, rea
 }
 
 // groupModes are the search groups (web, academic, youtube, reddit, code,
-// x), one mode each.
+// x, stocks, crypto), one mode each.
 func groupModes(cfg *config.Config, model, fast *llm.Client, chain *search.Chain, reader fetch.Reader, block search.BlockList,
 	sb *sandbox.Sandbox, sbErr error) []mode.Mode {
 	return group.All(group.Config{

@@ -18,8 +18,8 @@ import (
 	"github.com/sova-ai/sova/internal/coins"
 	"github.com/sova-ai/sova/internal/markets"
 	"github.com/sova-ai/sova/internal/places"
-	"github.com/sova-ai/sova/internal/weather"
 	"github.com/sova-ai/sova/internal/reddit"
+	"github.com/sova-ai/sova/internal/weather"
 	"github.com/sova-ai/sova/internal/xai"
 	"github.com/sova-ai/sova/internal/youtube"
 )

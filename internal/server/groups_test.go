@@ -529,7 +529,7 @@ func TestGroupToolWithdrawn(t *testing.T) {
 	if !ac.Available || ac.Provider != "openalex+arxiv" || !slices.Equal(ac.Groups, []string{"academic"}) {
 		t.Errorf("academic_search: %+v", ac)
 	}
-	if dt := body.Tools[tools["datetime"]]; !slices.Equal(dt.Groups, []string{"web", "academic", "youtube", "reddit"}) {
+	if dt := body.Tools[tools["datetime"]]; !slices.Equal(dt.Groups, []string{"web", "academic", "youtube", "reddit", "stocks", "crypto"}) {
 		t.Errorf("datetime: %+v", dt)
 	}
 
@@ -549,7 +549,7 @@ func TestGroupToolWithdrawn(t *testing.T) {
 	for _, m := range modes.Modes {
 		ids = append(ids, m.ID)
 	}
-	for _, g := range []string{"chat", "web", "academic", "youtube", "reddit", "code", "x"} {
+	for _, g := range []string{"chat", "web", "academic", "youtube", "reddit", "code", "x", "stocks", "crypto"} {
 		if !slices.Contains(ids, g) {
 			t.Errorf("/api/modes lacks %s: %v", g, ids)
 		}
