@@ -674,3 +674,81 @@ func TestGroupCodeInterpreterWithdrawn(t *testing.T) {
 		t.Errorf("code_interpreter: %+v", c)
 	}
 }
+
+// The stocks group: stock_chart asks Yahoo Finance for each ticker; the
+// symbols are numbered sources the answer cites.
+func TestGroupStocks(t *testing.T) {
+	e := newGroupEnv(t, nil)
+	s := e.ask(t, "stocks", "Apple and Toyota this week")
+	in, out, errText := s.tool(t, "stock_chart")
+	if errText != "" || at(in, "symbols", 1) != "7203.T" {
+		t.Fatalf("stock_chart input %v, error %q", in, errText)
+	}
+	reqs := e.prov.Requests(sovatest.Yahoo)
+	paths := []string{}
+	for _, r := range reqs {
+		paths = append(paths, r.Path)
+		if r.Query.Get("range") != "5d" {
+			t.Errorf("Yahoo request %s?%s", r.Path, r.Query.Encode())
+		}
+	}
+	slices.Sort(paths)
+	if !slices.Equal(paths, []string{"/v8/finance/chart/7203.T", "/v8/finance/chart/AAPL"}) {
+		t.Fatalf("Yahoo requests: %v", paths)
+	}
+	aapl := at(out, "charts", 0)
+	if at(aapl, "symbol") != "AAPL" || at(aapl, "price") != 213.07 || at(aapl, "currency") != "USD" || at(aapl, "number") != float64(1) ||
+		len(at(aapl, "points").([]any)) != 4 || at(aapl, "change", "percent") == nil {
+		t.Fatalf("stock_chart output: %v", out)
+	}
+	if at(out, "charts", 1, "symbol") != "7203.T" || at(out, "charts", 1, "number") != float64(2) {
+		t.Errorf("second chart: %v", at(out, "charts", 1))
+	}
+	checkAnswer(t, s, "https://finance.yahoo.com/quote/AAPL")
+}
+
+// The crypto group: coin_data asks CoinGecko's keyless API for the coin.
+func TestGroupCrypto(t *testing.T) {
+	e := newGroupEnv(t, nil)
+	s := e.ask(t, "crypto", "How is bitcoin doing?")
+	in, out, errText := s.tool(t, "coin_data")
+	if errText != "" || in["coinId"] != "bitcoin" {
+		t.Fatalf("coin_data input %v, error %q", in, errText)
+	}
+	reqs := e.prov.Requests(sovatest.CoinGecko)
+	if len(reqs) != 1 || reqs[0].Path != "/api/v3/coins/bitcoin" || reqs[0].Header.Get("x-cg-demo-api-key") != "" {
+		t.Fatalf("CoinGecko requests: %+v", reqs)
+	}
+	if at(out, "id") != "bitcoin" || at(out, "symbol") != "btc" || at(out, "number") != float64(1) || at(out, "currency") != "usd" {
+		t.Fatalf("coin_data output: %v", out)
+	}
+	if p, _ := at(out, "price").(float64); p <= 0 {
+		t.Errorf("price: %v", out)
+	}
+	// One source: [1] is kept, the made-up [2] and [9] are dropped.
+	if !strings.Contains(s.text, "[1]") || strings.Contains(s.text, "[9]") || !slices.Contains(s.cited(), at(out, "url").(string)) {
+		t.Errorf("answer %q, cited %v", s.text, s.cited())
+	}
+	// The groups are listed with their tools' providers.
+	var body struct {
+		Tools []struct {
+			Name, Provider string
+			Available      bool
+			Groups         []string
+		}
+	}
+	_ = getJSON(t, e.srv.URL+"/api/providers", &body)
+	want := map[string]string{"stock_chart": "yahoo finance", "currency_converter": "frankfurter", "coin_data": "coingecko",
+		"coin_ohlc": "coingecko", "coin_data_by_contract": "coingecko", "get_weather_data": "Open-Meteo", "nearby_places_search": "OpenStreetMap"}
+	for _, tl := range body.Tools {
+		if p, ok := want[tl.Name]; ok {
+			if !tl.Available || tl.Provider != p || len(tl.Groups) != 1 {
+				t.Errorf("%s: %+v", tl.Name, tl)
+			}
+			delete(want, tl.Name)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("/api/providers lacks %v", want)
+	}
+}
