@@ -752,3 +752,28 @@ func TestGroupCrypto(t *testing.T) {
 		t.Errorf("/api/providers lacks %v", want)
 	}
 }
+
+// The web group's data tools: the weather from Open-Meteo and cafés from
+// Nominatim and Overpass, called together in the one tool round.
+func TestGroupWebWeatherAndPlaces(t *testing.T) {
+	e := newGroupEnv(t, nil)
+	e.model.GroupCalls = func(r *llmtest.Request) []llm.ToolCall {
+		return []llm.ToolCall{
+			{ID: "w", Name: "get_weather_data", Arguments: `{"location":"Berlin","days":2}`},
+			{ID: "p", Name: "nearby_places_search", Arguments: `{"location":"Red Square, Moscow","type":"cafe"}`},
+		}
+	}
+	s := e.ask(t, "web", "weather in Berlin and cafés near Red Square")
+	_, w, errText := s.tool(t, "get_weather_data")
+	if errText != "" || at(w, "provider") != "Open-Meteo" || at(w, "location", "name") != "Berlin" || at(w, "daily", 0, "date") == nil {
+		t.Fatalf("get_weather_data output %v, error %q", w, errText)
+	}
+	_, p, errText := s.tool(t, "nearby_places_search")
+	if errText != "" || at(p, "provider") != "OpenStreetMap" || at(p, "places", 0, "name") == nil {
+		t.Fatalf("nearby_places_search output %v, error %q", p, errText)
+	}
+	if len(e.prov.Requests(sovatest.OpenMeteo)) < 2 || len(e.prov.Requests(sovatest.Nominatim)) != 1 || len(e.prov.Requests(sovatest.Overpass)) != 1 {
+		t.Errorf("provider requests: %d Open-Meteo, %d Nominatim, %d Overpass", len(e.prov.Requests(sovatest.OpenMeteo)),
+			len(e.prov.Requests(sovatest.Nominatim)), len(e.prov.Requests(sovatest.Overpass)))
+	}
+}
