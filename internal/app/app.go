@@ -104,6 +104,13 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		return nil, err
 	}
 
+	// The code sandbox is started once (its probe takes a second or so);
+	// where it cannot run, code_interpreter is withdrawn with the reason.
+	sb, sbErr := Sandbox(ctx, cfg)
+	if sbErr != nil {
+		logger.Info("the code sandbox is not available; code_interpreter is withdrawn", "err", sbErr)
+	}
+
 	block := search.BlockList{Domains: cfg.BlockedDomains, Keywords: cfg.BlockedKeywords}
 	searchCfg := func(id, desc string, iterations int, words string) searchmode.Config {
 		return searchmode.Config{
@@ -144,7 +151,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 			MaxResults: cfg.DeepSearchMaxResults, Concurrency: cfg.SearchConcurrency, BlockList: block,
 			HistoryLimit: cfg.ChatHistoryLimit, Temperature: cfg.ChatTemperature, MaxTokens: cfg.ChatMaxTokens, Logger: logger,
 		}, model, chain, retr.reader, st),
-	}, groupModes(cfg, model, fast, chain, retr.reader, block)...)...)
+	}, groupModes(cfg, model, fast, chain, retr.reader, block, sb, sbErr)...)...)
 	if err != nil {
 		_ = docSpaces.Close()
 		_ = st.Close()

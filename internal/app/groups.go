@@ -5,14 +5,19 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova/internal/academic"
+	"github.com/sova-ai/sova/internal/coins"
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/markets"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/mode/group"
+	"github.com/sova-ai/sova/internal/places"
 	"github.com/sova-ai/sova/internal/reddit"
+	"github.com/sova-ai/sova/internal/sandbox"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/tools"
+	"github.com/sova-ai/sova/internal/weather"
 	"github.com/sova-ai/sova/internal/xai"
 	"github.com/sova-ai/sova/internal/youtube"
 )
@@ -23,13 +28,35 @@ import (
 // addresses (trusted: they do not pass the page fetcher's guard), the
 // fast model for translations, and, with a Tavily key, code_context's
 // advanced Tavily search.
-func GroupProviders(cfg *config.Config, fast llm.Model, chain *search.Chain, reader fetch.Reader) tools.Providers {
+//
+// sb is the code sandbox (nil when it cannot run here; sbErr says why):
+// code_interpreter runs on it or is withdrawn.
+func GroupProviders(cfg *config.Config, fast llm.Model, chain *search.Chain, reader fetch.Reader, sb *sandbox.Sandbox, sbErr error) tools.Providers {
 	p := tools.Providers{
-		Search: chain, Reader: reader, Model: fast,
+		Search: chain, Reader: reader, Model: fast, SandboxErr: sbErr,
 		Academic: academic.New(cfg.Academic),
 		YouTube:  youtube.New(cfg.YouTube),
 		Reddit:   reddit.New(cfg.Reddit),
 		X:        xai.New(cfg.XAI),
+	}
+	// The data providers' settings were checked with the configuration;
+	// a client that still cannot be made withdraws its tools.
+	if c, err := weather.New(cfg.Weather); err == nil {
+		p.Weather = c
+	}
+	if c, err := places.New(cfg.Places); err == nil {
+		p.Places = c
+	}
+	if c, err := markets.New(cfg.Markets); err == nil {
+		p.Markets = c
+	}
+	if c, err := coins.New(cfg.Coins); err == nil {
+		p.Coins = c
+	}
+	if sb != nil {
+		p.Sandbox = sb
+	} else if sbErr == nil {
+		p.SandboxErr = ErrSandboxDisabled
 	}
 	if cfg.TavilyAPIKey != "" {
 		client := &http.Client{Timeout: cfg.Academic.Timeout + 5*time.Second}
@@ -40,10 +67,11 @@ func GroupProviders(cfg *config.Config, fast llm.Model, chain *search.Chain, rea
 }
 
 // groupModes are the search groups (web, academic, youtube, reddit, code,
-// x), one mode each.
-func groupModes(cfg *config.Config, model, fast *llm.Client, chain *search.Chain, reader fetch.Reader, block search.BlockList) []mode.Mode {
+// x, stocks, crypto), one mode each.
+func groupModes(cfg *config.Config, model, fast *llm.Client, chain *search.Chain, reader fetch.Reader, block search.BlockList,
+	sb *sandbox.Sandbox, sbErr error) []mode.Mode {
 	return group.All(group.Config{
-		Providers:   GroupProviders(cfg, fast, chain, reader),
+		Providers:   GroupProviders(cfg, fast, chain, reader, sb, sbErr),
 		Temperature: cfg.ChatTemperature, MaxTokens: cfg.ChatMaxTokens, HistoryLimit: cfg.ChatHistoryLimit,
 		BlockList: block,
 	}, model, fast)

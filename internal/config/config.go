@@ -15,7 +15,11 @@ import (
 	"github.com/caarlos0/env/v11"
 
 	"github.com/sova-ai/sova/internal/academic"
+	"github.com/sova-ai/sova/internal/coins"
+	"github.com/sova-ai/sova/internal/markets"
+	"github.com/sova-ai/sova/internal/places"
 	"github.com/sova-ai/sova/internal/reddit"
+	"github.com/sova-ai/sova/internal/weather"
 	"github.com/sova-ai/sova/internal/xai"
 	"github.com/sova-ai/sova/internal/youtube"
 )
@@ -170,6 +174,10 @@ type Config struct {
 	XAI      xai.Config
 	// Accounts, sign-in and limits (accounts.go).
 	Accounts
+	Weather weather.Config // get_weather_data (web)
+	Places  places.Config  // nearby_places_search (web)
+	Markets markets.Config // stock_chart, currency_converter (stocks)
+	Coins   coins.Config   // coin_data, coin_ohlc, coin_data_by_contract (crypto)
 }
 
 // DefaultOpenAIURL is used when no endpoint is configured.

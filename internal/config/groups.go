@@ -4,6 +4,12 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
+
+	"github.com/sova-ai/sova/internal/coins"
+	"github.com/sova-ai/sova/internal/markets"
+	"github.com/sova-ai/sova/internal/places"
+	"github.com/sova-ai/sova/internal/weather"
 )
 
 // normalizeGroups tidies the settings of the search groups' providers:
@@ -11,11 +17,15 @@ import (
 // SOVA_ARXIV_INTERVAL=0 as no pause between arXiv requests.
 func (c *Config) normalizeGroups() {
 	for _, p := range []*string{&c.Academic.OpenAlexURL, &c.Academic.ArxivURL, &c.Academic.ExaURL,
-		&c.YouTube.YouTubeURL, &c.YouTube.InvidiousURL, &c.Reddit.RedditURL, &c.Reddit.TavilyURL, &c.XAI.URL} {
+		&c.YouTube.YouTubeURL, &c.YouTube.InvidiousURL, &c.Reddit.RedditURL, &c.Reddit.TavilyURL, &c.XAI.URL,
+		&c.Weather.OpenMeteoURL, &c.Weather.OpenMeteoGeocodingURL, &c.Weather.OpenWeatherURL,
+		&c.Places.NominatimURL, &c.Places.OverpassURL, &c.Places.GooglePlacesURL,
+		&c.Markets.YahooFinanceURL, &c.Markets.FrankfurterURL, &c.Coins.URL} {
 		*p = strings.TrimRight(strings.TrimSpace(*p), "/")
 	}
 	for _, p := range []*string{&c.Academic.OpenAlexAPIKey, &c.Academic.ExaAPIKey, &c.YouTube.APIKey,
-		&c.Reddit.TavilyAPIKey, &c.XAI.APIKey, &c.XAI.Model} {
+		&c.Reddit.TavilyAPIKey, &c.XAI.APIKey, &c.XAI.Model,
+		&c.Weather.OpenWeatherAPIKey, &c.Places.GoogleMapsAPIKey, &c.Coins.APIKey, &c.Coins.Plan} {
 		*p = strings.TrimSpace(*p)
 	}
 	if c.Academic.ArxivInterval == 0 {
@@ -44,6 +54,30 @@ func (c *Config) validateGroups() []error {
 	}
 	if c.Academic.ArxivInterval < -1 {
 		errs = append(errs, fmt.Errorf("SOVA_ARXIV_INTERVAL must not be negative (0: no pause), got %s", c.Academic.ArxivInterval))
+	}
+	// The data tools' packages check their own addresses and plan.
+	if _, err := weather.New(c.Weather); err != nil {
+		errs = append(errs, fmt.Errorf("weather settings (SOVA_OPEN_METEO_URL, SOVA_OPENWEATHER_URL…): %w", err))
+	}
+	if _, err := places.New(c.Places); err != nil {
+		errs = append(errs, fmt.Errorf("places settings (SOVA_NOMINATIM_URL, SOVA_OVERPASS_URL…): %w", err))
+	}
+	if _, err := markets.New(c.Markets); err != nil {
+		errs = append(errs, fmt.Errorf("markets settings (SOVA_YAHOO_FINANCE_URL, SOVA_FRANKFURTER_URL): %w", err))
+	}
+	if _, err := coins.New(c.Coins); err != nil {
+		errs = append(errs, fmt.Errorf("CoinGecko settings (SOVA_COINGECKO_URL, SOVA_COINGECKO_PLAN): %w", err))
+	}
+	for _, d := range []struct {
+		name  string
+		value time.Duration
+	}{
+		{"SOVA_WEATHER_TIMEOUT", c.Weather.Timeout}, {"SOVA_PLACES_TIMEOUT", c.Places.Timeout},
+		{"SOVA_MARKETS_TIMEOUT", c.Markets.Timeout}, {"SOVA_COINGECKO_TIMEOUT", c.Coins.Timeout},
+	} {
+		if d.value <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %s", d.name, d.value))
+		}
 	}
 	if c.XAI.Model == "" {
 		errs = append(errs, fmt.Errorf("SOVA_XAI_MODEL must not be empty"))

@@ -70,3 +70,31 @@ func TestGroupProviderInvalid(t *testing.T) {
 		}
 	}
 }
+
+func TestDataProviderSettings(t *testing.T) {
+	cfg, err := FromEnv(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Weather.OpenMeteoURL != "https://api.open-meteo.com" || cfg.Places.NominatimURL != "https://nominatim.openstreetmap.org" ||
+		cfg.Markets.YahooFinanceURL != "https://query1.finance.yahoo.com" || cfg.Coins.Timeout != 15*time.Second || cfg.Coins.APIKey != "" {
+		t.Errorf("defaults: %+v %+v %+v %+v", cfg.Weather, cfg.Places, cfg.Markets, cfg.Coins)
+	}
+	cfg, err = FromEnv(map[string]string{
+		"OPENWEATHER_API_KEY": " ow ", "SOVA_OPEN_METEO_URL": "http://meteo.local/", "GOOGLE_MAPS_API_KEY": "gm",
+		"SOVA_FRANKFURTER_URL": "http://fx.local/v1/", "COINGECKO_API_KEY": "cg", "SOVA_COINGECKO_PLAN": "pro",
+		"SOVA_MARKETS_TIMEOUT": "3s",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Weather.OpenWeatherAPIKey != "ow" || cfg.Weather.OpenMeteoURL != "http://meteo.local" || cfg.Places.GoogleMapsAPIKey != "gm" ||
+		cfg.Markets.FrankfurterURL != "http://fx.local/v1" || cfg.Markets.Timeout != 3*time.Second || cfg.Coins.APIKey != "cg" || cfg.Coins.Plan != "pro" {
+		t.Errorf("settings: %+v %+v %+v %+v", cfg.Weather, cfg.Places, cfg.Markets, cfg.Coins)
+	}
+	for k, v := range map[string]string{"SOVA_YAHOO_FINANCE_URL": "ftp://x", "SOVA_COINGECKO_PLAN": "gold", "SOVA_WEATHER_TIMEOUT": "0s"} {
+		if _, err := FromEnv(map[string]string{k: v}); err == nil || !strings.Contains(err.Error(), k) && !strings.Contains(err.Error(), strings.ToLower(v)) {
+			t.Errorf("%s=%s: %v", k, v, err)
+		}
+	}
+}

@@ -529,7 +529,7 @@ func TestGroupToolWithdrawn(t *testing.T) {
 	if !ac.Available || ac.Provider != "openalex+arxiv" || !slices.Equal(ac.Groups, []string{"academic"}) {
 		t.Errorf("academic_search: %+v", ac)
 	}
-	if dt := body.Tools[tools["datetime"]]; !slices.Equal(dt.Groups, []string{"web", "academic", "youtube", "reddit"}) {
+	if dt := body.Tools[tools["datetime"]]; !slices.Equal(dt.Groups, []string{"web", "academic", "youtube", "reddit", "stocks", "crypto"}) {
 		t.Errorf("datetime: %+v", dt)
 	}
 
@@ -549,7 +549,7 @@ func TestGroupToolWithdrawn(t *testing.T) {
 	for _, m := range modes.Modes {
 		ids = append(ids, m.ID)
 	}
-	for _, g := range []string{"chat", "web", "academic", "youtube", "reddit", "code", "x"} {
+	for _, g := range []string{"chat", "web", "academic", "youtube", "reddit", "code", "x", "stocks", "crypto"} {
 		if !slices.Contains(ids, g) {
 			t.Errorf("/api/modes lacks %s: %v", g, ids)
 		}
@@ -626,5 +626,154 @@ func TestGroupAISDK(t *testing.T) {
 			t.Errorf("%s: the SDK saw no query progress: %s", g.group, stdout.String())
 		}
 		t.Logf("%s: %s", g.group, strings.TrimSpace(stdout.String()))
+	}
+}
+
+// Where the sandbox cannot run (here: bubblewrap is missing),
+// code_interpreter is withdrawn from the web and academic groups with the
+// reason, and /api/providers says so.
+func TestGroupCodeInterpreterWithdrawn(t *testing.T) {
+	e := newGroupEnv(t, map[string]string{"SOVA_SANDBOX_BWRAP": filepath.Join(t.TempDir(), "no-bwrap")})
+	s := e.ask(t, "academic", "attention in transformer models")
+	var status map[string]any
+	for _, c := range s.of("data-status") {
+		if d := c["data"].(map[string]any); strings.Contains(d["message"].(string), "code_interpreter") {
+			status = d
+		}
+	}
+	if status == nil || !strings.Contains(status["message"].(string), "the code sandbox cannot run on this server") {
+		t.Errorf("no status part about code_interpreter: %v", s.of("data-status"))
+	}
+	for _, r := range e.model.Requests() {
+		if r.HasTool("code_interpreter") {
+			t.Errorf("code_interpreter offered without a sandbox")
+		}
+	}
+	var body struct {
+		Tools []struct {
+			Name, Provider, Reason string
+			Available              bool
+			Settings, Groups       []string
+		}
+	}
+	if code := getJSON(t, e.srv.URL+"/api/providers", &body); code != 200 {
+		t.Fatalf("GET /api/providers: %d", code)
+	}
+	i := slices.IndexFunc(body.Tools, func(tl struct {
+		Name, Provider, Reason string
+		Available              bool
+		Settings, Groups       []string
+	}) bool {
+		return tl.Name == "code_interpreter"
+	})
+	if i < 0 {
+		t.Fatalf("/api/providers lacks code_interpreter: %+v", body.Tools)
+	}
+	if c := body.Tools[i]; c.Available || !strings.Contains(c.Reason, "the code sandbox cannot run on this server (") ||
+		c.Settings[0] != "SOVA_SANDBOX_ENABLED" || !slices.Equal(c.Groups, []string{"web", "academic"}) {
+		t.Errorf("code_interpreter: %+v", c)
+	}
+}
+
+// The stocks group: stock_chart asks Yahoo Finance for each ticker; the
+// symbols are numbered sources the answer cites.
+func TestGroupStocks(t *testing.T) {
+	e := newGroupEnv(t, nil)
+	s := e.ask(t, "stocks", "Apple and Toyota this week")
+	in, out, errText := s.tool(t, "stock_chart")
+	if errText != "" || at(in, "symbols", 1) != "7203.T" {
+		t.Fatalf("stock_chart input %v, error %q", in, errText)
+	}
+	reqs := e.prov.Requests(sovatest.Yahoo)
+	paths := []string{}
+	for _, r := range reqs {
+		paths = append(paths, r.Path)
+		if r.Query.Get("range") != "5d" {
+			t.Errorf("Yahoo request %s?%s", r.Path, r.Query.Encode())
+		}
+	}
+	slices.Sort(paths)
+	if !slices.Equal(paths, []string{"/v8/finance/chart/7203.T", "/v8/finance/chart/AAPL"}) {
+		t.Fatalf("Yahoo requests: %v", paths)
+	}
+	aapl := at(out, "charts", 0)
+	if at(aapl, "symbol") != "AAPL" || at(aapl, "price") != 213.07 || at(aapl, "currency") != "USD" || at(aapl, "number") != float64(1) ||
+		len(at(aapl, "points").([]any)) != 4 || at(aapl, "change", "percent") == nil {
+		t.Fatalf("stock_chart output: %v", out)
+	}
+	if at(out, "charts", 1, "symbol") != "7203.T" || at(out, "charts", 1, "number") != float64(2) {
+		t.Errorf("second chart: %v", at(out, "charts", 1))
+	}
+	checkAnswer(t, s, "https://finance.yahoo.com/quote/AAPL")
+}
+
+// The crypto group: coin_data asks CoinGecko's keyless API for the coin.
+func TestGroupCrypto(t *testing.T) {
+	e := newGroupEnv(t, nil)
+	s := e.ask(t, "crypto", "How is bitcoin doing?")
+	in, out, errText := s.tool(t, "coin_data")
+	if errText != "" || in["coinId"] != "bitcoin" {
+		t.Fatalf("coin_data input %v, error %q", in, errText)
+	}
+	reqs := e.prov.Requests(sovatest.CoinGecko)
+	if len(reqs) != 1 || reqs[0].Path != "/api/v3/coins/bitcoin" || reqs[0].Header.Get("x-cg-demo-api-key") != "" {
+		t.Fatalf("CoinGecko requests: %+v", reqs)
+	}
+	if at(out, "id") != "bitcoin" || at(out, "symbol") != "btc" || at(out, "number") != float64(1) || at(out, "currency") != "usd" {
+		t.Fatalf("coin_data output: %v", out)
+	}
+	if p, _ := at(out, "price").(float64); p <= 0 {
+		t.Errorf("price: %v", out)
+	}
+	// One source: [1] is kept, the made-up [2] and [9] are dropped.
+	if !strings.Contains(s.text, "[1]") || strings.Contains(s.text, "[9]") || !slices.Contains(s.cited(), at(out, "url").(string)) {
+		t.Errorf("answer %q, cited %v", s.text, s.cited())
+	}
+	// The groups are listed with their tools' providers.
+	var body struct {
+		Tools []struct {
+			Name, Provider string
+			Available      bool
+			Groups         []string
+		}
+	}
+	_ = getJSON(t, e.srv.URL+"/api/providers", &body)
+	want := map[string]string{"stock_chart": "yahoo finance", "currency_converter": "frankfurter", "coin_data": "coingecko",
+		"coin_ohlc": "coingecko", "coin_data_by_contract": "coingecko", "get_weather_data": "Open-Meteo", "nearby_places_search": "OpenStreetMap"}
+	for _, tl := range body.Tools {
+		if p, ok := want[tl.Name]; ok {
+			if !tl.Available || tl.Provider != p || len(tl.Groups) != 1 {
+				t.Errorf("%s: %+v", tl.Name, tl)
+			}
+			delete(want, tl.Name)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("/api/providers lacks %v", want)
+	}
+}
+
+// The web group's data tools: the weather from Open-Meteo and cafés from
+// Nominatim and Overpass, called together in the one tool round.
+func TestGroupWebWeatherAndPlaces(t *testing.T) {
+	e := newGroupEnv(t, nil)
+	e.model.GroupCalls = func(r *llmtest.Request) []llm.ToolCall {
+		return []llm.ToolCall{
+			{ID: "w", Name: "get_weather_data", Arguments: `{"location":"Berlin","days":2}`},
+			{ID: "p", Name: "nearby_places_search", Arguments: `{"location":"Red Square, Moscow","type":"cafe"}`},
+		}
+	}
+	s := e.ask(t, "web", "weather in Berlin and cafés near Red Square")
+	_, w, errText := s.tool(t, "get_weather_data")
+	if errText != "" || at(w, "provider") != "Open-Meteo" || at(w, "location", "name") != "Berlin" || at(w, "daily", 0, "date") == nil {
+		t.Fatalf("get_weather_data output %v, error %q", w, errText)
+	}
+	_, p, errText := s.tool(t, "nearby_places_search")
+	if errText != "" || at(p, "provider") != "OpenStreetMap" || at(p, "places", 0, "name") == nil {
+		t.Fatalf("nearby_places_search output %v, error %q", p, errText)
+	}
+	if len(e.prov.Requests(sovatest.OpenMeteo)) < 2 || len(e.prov.Requests(sovatest.Nominatim)) != 1 || len(e.prov.Requests(sovatest.Overpass)) != 1 {
+		t.Errorf("provider requests: %d Open-Meteo, %d Nominatim, %d Overpass", len(e.prov.Requests(sovatest.OpenMeteo)),
+			len(e.prov.Requests(sovatest.Nominatim)), len(e.prov.Requests(sovatest.Overpass)))
 	}
 }

@@ -25,7 +25,11 @@ import (
 // Invidious (/invidious/api/v1/search, /invidious/api/v1/captions/{id},
 // WebVTT), Reddit (/reddit/search.json, /reddit/r/{sub}/search.json,
 // /reddit/comments/{id}.json), xAI (/xai/chat/completions with
-// search_parameters) and Tavily (/tavily/search). ProviderEnv points Sova
+// search_parameters), Tavily (/tavily/search), Yahoo Finance
+// (/yahoo/v8/finance/chart/{AAPL,7203.T}), Frankfurter
+// (/frankfurter/latest), CoinGecko (/coingecko/api/v3/coins/bitcoin and
+// its /ohlc), Open-Meteo (/openmeteo/v1/search, /openmeteo/v1/forecast),
+// Nominatim (/nominatim/search) and Overpass (/overpass/api/interpreter). ProviderEnv points Sova
 // at it.
 type Providers struct {
 	*httptest.Server
@@ -58,6 +62,12 @@ const (
 	Reddit    = "/reddit"
 	XAI       = "/xai"
 	Tavily    = "/tavily"
+	Yahoo     = "/yahoo"
+	Frankfurt = "/frankfurter"
+	CoinGecko = "/coingecko"
+	OpenMeteo = "/openmeteo"
+	Nominatim = "/nominatim"
+	Overpass  = "/overpass"
 )
 
 // NewProviders starts the fake providers.
@@ -80,6 +90,14 @@ func ProviderEnv(p *Providers) map[string]string {
 		"SOVA_REDDIT_URL":     p.URL + Reddit,
 		"SOVA_XAI_URL":        p.URL + XAI,
 		"SOVA_TAVILY_URL":     p.URL + Tavily,
+
+		"SOVA_YAHOO_FINANCE_URL":        p.URL + Yahoo,
+		"SOVA_FRANKFURTER_URL":          p.URL + Frankfurt,
+		"SOVA_COINGECKO_URL":            p.URL + CoinGecko,
+		"SOVA_OPEN_METEO_URL":           p.URL + OpenMeteo,
+		"SOVA_OPEN_METEO_GEOCODING_URL": p.URL + OpenMeteo,
+		"SOVA_NOMINATIM_URL":            p.URL + Nominatim,
+		"SOVA_OVERPASS_URL":             p.URL + Overpass,
 	}
 }
 
@@ -163,6 +181,24 @@ func (p *Providers) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		send(jsonType, tavilyCodeAnswer)
+	case path == Yahoo+"/v8/finance/chart/AAPL":
+		send(jsonType, fixture("markets", "chart_aapl_5d.json"))
+	case path == Yahoo+"/v8/finance/chart/7203.T":
+		send(jsonType, fixture("markets", "chart_toyota_5d.json"))
+	case path == Frankfurt+"/latest":
+		send(jsonType, fixture("markets", "frankfurter_latest.json"))
+	case path == CoinGecko+"/api/v3/coins/bitcoin":
+		send(jsonType, fixture("coins", "coin_bitcoin.json"))
+	case path == CoinGecko+"/api/v3/coins/bitcoin/ohlc":
+		send(jsonType, fixture("coins", "ohlc_bitcoin_7d.json"))
+	case path == OpenMeteo+"/v1/search":
+		send(jsonType, fixture("weather", "om_geocoding_berlin.json"))
+	case path == OpenMeteo+"/v1/forecast":
+		send(jsonType, fixture("weather", "om_forecast_berlin.json"))
+	case path == Nominatim+"/search":
+		send(jsonType, fixture("places", "nominatim_red_square.json"))
+	case path == Overpass+"/api/interpreter":
+		send(jsonType, fixture("places", "overpass_cafes.json"))
 	default:
 		http.NotFound(w, r)
 	}
@@ -226,6 +262,10 @@ var groupTools = []struct {
 		return mustJSON(map[string]any{"queries": []string{q + " r/golang"}, "timeRange": []string{"month"}})
 	}},
 	{"code_context", func(q string) string { return mustJSON(map[string]any{"query": q}) }},
+	{"stock_chart", func(q string) string {
+		return mustJSON(map[string]any{"title": q, "symbols": []string{"AAPL", "7203.T"}, "range": "5d"})
+	}},
+	{"coin_data", func(q string) string { return mustJSON(map[string]any{"coinId": "bitcoin"}) }},
 	{"x_search", func(q string) string {
 		return mustJSON(map[string]any{"queries": []string{q}, "includeXHandles": []string{"@GoLang"}, "startDate": "2024-06-01", "endDate": "2024-06-30"})
 	}},

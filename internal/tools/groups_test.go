@@ -347,7 +347,10 @@ func TestToolStatus(t *testing.T) {
 	if s, ok := none.Status("datetime"); !ok || !s.Available {
 		t.Errorf("datetime: %+v", s)
 	}
-	if _, ok := none.Status("code_interpreter"); ok {
+	if s, ok := none.Status("code_interpreter"); !ok || s.Available || !strings.HasPrefix(s.Reason, "the code sandbox cannot run on this server") {
+		t.Errorf("code_interpreter without a sandbox: %+v", s)
+	}
+	if _, ok := none.Status("track_flight"); ok {
 		t.Error("a tool this build lacks has a status")
 	}
 	prov := sovatest.NewProviders(t)

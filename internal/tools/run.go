@@ -10,12 +10,16 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/academic"
+	"github.com/sova-ai/sova/internal/coins"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/markets"
+	"github.com/sova-ai/sova/internal/places"
 	"github.com/sova-ai/sova/internal/reddit"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/spaces"
+	"github.com/sova-ai/sova/internal/weather"
 	"github.com/sova-ai/sova/internal/xai"
 	"github.com/sova-ai/sova/internal/youtube"
 )
@@ -66,6 +70,23 @@ type Providers struct {
 	Code Searcher
 	// Model writes text_translate's translations (the fast model).
 	Model llm.Model
+	// Sandbox runs code_interpreter's Python (*sandbox.Sandbox); nil
+	// withdraws the tool, and SandboxErr says why (sandbox.New's
+	// ErrUnavailable, or turned off).
+	Sandbox    CodeRunner
+	SandboxErr error
+
+	// The data tools' providers; all work without a key.
+
+	// Weather gives forecasts (get_weather_data).
+	Weather *weather.Client
+	// Places finds places near a point (nearby_places_search).
+	Places *places.Client
+	// Markets gives price charts and exchange rates (stock_chart,
+	// currency_converter).
+	Markets *markets.Client
+	// Coins asks CoinGecko (coin_data, coin_ohlc, coin_data_by_contract).
+	Coins *coins.Client
 }
 
 // Run is what one run's tools share: the providers, where their progress

@@ -1,6 +1,11 @@
 package tools
 
-import "strings"
+import (
+	"errors"
+	"strings"
+
+	"github.com/sova-ai/sova/internal/sandbox"
+)
 
 // Status says whether a tool can be offered, which provider serves it,
 // and which settings enable it or choose its provider (GET /api/providers,
@@ -85,6 +90,64 @@ func (p Providers) Status(name string) (s Status, ok bool) {
 		s.Available = p.X != nil
 		if p.X != nil {
 			s.Provider = "xai"
+		}
+	case GetWeatherDataName:
+		s.Settings = []string{"OPENWEATHER_API_KEY", "SOVA_OPEN_METEO_URL", "SOVA_OPEN_METEO_GEOCODING_URL", "SOVA_OPENWEATHER_URL"}
+		s.Available = p.Weather != nil
+		if p.Weather != nil {
+			s.Provider = p.Weather.Provider()
+			if s.Provider != "OpenWeather" {
+				s.Note = "OPENWEATHER_API_KEY switches to OpenWeather"
+			}
+		} else {
+			s.Reason = "not configured"
+		}
+	case NearbyPlacesSearchName:
+		s.Settings = []string{"GOOGLE_MAPS_API_KEY", "SOVA_NOMINATIM_URL", "SOVA_OVERPASS_URL", "SOVA_NOMINATIM_USER_AGENT"}
+		s.Available = p.Places != nil
+		if p.Places != nil {
+			s.Provider = p.Places.Provider()
+			if s.Provider != "Google Places" {
+				s.Note = "GOOGLE_MAPS_API_KEY switches the places to Google Places"
+			}
+		} else {
+			s.Reason = "not configured"
+		}
+	case StockChartName, CurrencyConverterName:
+		s.Settings, s.Provider = []string{"SOVA_YAHOO_FINANCE_URL"}, "yahoo finance"
+		if name == CurrencyConverterName {
+			s.Settings, s.Provider = []string{"SOVA_FRANKFURTER_URL"}, "frankfurter"
+		}
+		s.Available = p.Markets != nil
+		if p.Markets == nil {
+			s.Provider, s.Reason = "", "not configured"
+		}
+	case CoinDataName, CoinOHLCName, CoinDataByContractName:
+		s.Settings = []string{"COINGECKO_API_KEY", "SOVA_COINGECKO_URL", "SOVA_COINGECKO_PLAN"}
+		s.Available = p.Coins != nil
+		switch {
+		case p.Coins == nil:
+			s.Reason = "not configured"
+		case p.Coins.Plan() != "":
+			s.Provider = "coingecko (" + p.Coins.Plan() + ")"
+		default:
+			s.Provider = "coingecko"
+			s.Note = "COINGECKO_API_KEY raises CoinGecko's rate limit"
+		}
+	case CodeInterpreterName:
+		s.Settings = []string{"SOVA_SANDBOX_ENABLED", "SOVA_SANDBOX_BWRAP", "SOVA_SANDBOX_PYTHON"}
+		s.Available = p.Sandbox != nil
+		if p.Sandbox != nil {
+			s.Provider = "sandbox (bubblewrap)"
+			break
+		}
+		s.Reason = "the code sandbox cannot run on this server"
+		var u *sandbox.UnavailableError
+		switch {
+		case errors.As(p.SandboxErr, &u):
+			s.Reason += " (" + u.Reason + ")"
+		case p.SandboxErr != nil:
+			s.Reason += " (" + p.SandboxErr.Error() + ")"
 		}
 	default:
 		return Status{}, false

@@ -1,5 +1,5 @@
 // Package group is the search groups (seed 000 §1.2): web, academic,
-// youtube, reddit, code and x. A group is a list of tools and its
+// youtube, reddit, code, x, stocks and crypto. A group is a list of tools and its
 // instructions, run as a tool-calling agent on the one loop with seed 000
 // §9.3's policy: one round of tools, then the answer, whose citations are
 // checked as it streams (as in the docs mode). A tool whose provider

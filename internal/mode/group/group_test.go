@@ -2,6 +2,7 @@ package group
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/sandbox"
 	"github.com/sova-ai/sova/internal/sovatest"
 	"github.com/sova-ai/sova/internal/tools"
 	"github.com/sova-ai/sova/internal/xai"
@@ -152,7 +154,7 @@ func TestWithdrawnTool(t *testing.T) {
 // The table: every tool a group lists is built here or is a named hook;
 // the groups the issue asks for are there.
 func TestTable(t *testing.T) {
-	hooks := []string{CodeInterpreter, GetWeatherData, NearbyPlacesSearch, TrackFlight, MovieOrTVSearch}
+	hooks := []string{TrackFlight, MovieOrTVSearch}
 	var ids []string
 	for _, g := range Groups {
 		ids = append(ids, g.ID)
@@ -165,7 +167,7 @@ func TestTable(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(ids, []string{"web", "academic", "youtube", "reddit", "code", "x"}) || !Known(Fallback) || Known("chat") {
+	if !slices.Equal(ids, []string{"web", "academic", "youtube", "reddit", "code", "x", "stocks", "crypto"}) || !Known(Fallback) || Known("chat") {
 		t.Errorf("groups %v", ids)
 	}
 	// Hooks are skipped quietly: web offers what this build has.
@@ -174,7 +176,79 @@ func TestTable(t *testing.T) {
 	for _, s := range m.Tools() {
 		names = append(names, s.Name)
 	}
-	if !slices.Equal(names, []string{"web_search", "retrieve", "text_translate", "datetime"}) {
+	if !slices.Equal(names, []string{"web_search", "code_interpreter", "get_weather_data", "retrieve", "text_translate", "nearby_places_search", "datetime"}) {
 		t.Errorf("web tools %v", names)
+	}
+}
+
+// code_interpreter runs the model's Python in the sandbox, in the web and
+// academic groups.
+func TestCodeInterpreter(t *testing.T) {
+	sb, err := sandbox.New(t.Context(), sandbox.Config{})
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"web", "academic"} {
+		t.Run(id, func(t *testing.T) {
+			e := newTestEnv(t)
+			e.cfg.Providers.Sandbox = sb
+			e.model.Enqueue(
+				llmtest.Calls(llm.ToolCall{ID: "a", Name: "code_interpreter", Arguments: `{"title":"Multiply","code":"print(6*7)"}`}),
+				llmtest.Text("It is 42."),
+			)
+			m := e.mode(t, id)
+			if ts := m.Tools(); !slices.ContainsFunc(ts, func(s mode.ToolStatus) bool { return s.Name == "code_interpreter" && s.Available }) {
+				t.Fatalf("Tools() = %+v", ts)
+			}
+			var rec eventtest.Recorder
+			res, err := m.Run(t.Context(), input("What is 6 times 7?"), &rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			results := rec.Filter(event.TypeToolResult)
+			if len(results) != 1 {
+				t.Fatalf("%d tool results", len(results))
+			}
+			var out tools.CodeResult
+			if err := json.Unmarshal(results[0].ToolResult.Output, &out); err != nil || out.Status != "completed" || strings.TrimSpace(out.Result.Stdout) != "42" {
+				t.Errorf("code result %+v (%v)", out, err)
+			}
+			var toolMsg string
+			for _, m := range e.model.Requests()[1].Messages {
+				if m.Role == llm.RoleTool {
+					toolMsg = m.Content
+				}
+			}
+			if !strings.Contains(toolMsg, `"output":"42"`) || res.Text != "It is 42." {
+				t.Errorf("the model read %q; answer %q", toolMsg, res.Text)
+			}
+		})
+	}
+}
+
+// Without a sandbox code_interpreter is withdrawn with the reason.
+func TestCodeInterpreterWithdrawn(t *testing.T) {
+	e := newTestEnv(t)
+	e.cfg.Providers.SandboxErr = &sandbox.UnavailableError{Reason: "bubblewrap is not installed"}
+	e.model.Enqueue(llmtest.Text("I cannot run code here."))
+	var rec eventtest.Recorder
+	if _, err := e.mode(t, "academic").Run(t.Context(), input("What is 6 times 7?"), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if e.model.Requests()[0].HasTool("code_interpreter") {
+		t.Error("code_interpreter offered without a sandbox")
+	}
+	i := slices.IndexFunc(e.mode(t, "academic").Tools(), func(s mode.ToolStatus) bool { return s.Name == "code_interpreter" })
+	if i < 0 {
+		t.Fatal("code_interpreter not reported")
+	}
+	if st := e.mode(t, "academic").Tools()[i]; st.Available || !strings.Contains(st.Reason, "bubblewrap is not installed") || st.Settings[0] != "SOVA_SANDBOX_ENABLED" {
+		t.Errorf("status %+v", st)
+	}
+	if !strings.Contains(e.model.Requests()[0].System(), "code_interpreter: the code sandbox cannot run on this server") {
+		t.Errorf("system prompt: %s", e.model.Requests()[0].System())
 	}
 }

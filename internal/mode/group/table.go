@@ -26,25 +26,18 @@ type Spec struct {
 // yet. Each is a hook: when its tool exists, a builder below makes the
 // groups that list it offer it.
 const (
-	// CodeInterpreter is the Python sandbox (internal/tools/code.go, DESIGN
-	// §9): add `CodeInterpreter: func(b *build) agent.Tool { return
-	// tools.CodeInterpreter(b.run, …) }` to builders and a case to
-	// tools.Providers.Status.
-	CodeInterpreter    = "code_interpreter"
-	GetWeatherData     = "get_weather_data"     // internal/weather (Open-Meteo, OpenWeather)
-	NearbyPlacesSearch = "nearby_places_search" // internal/places (Nominatim + Overpass, Google Places)
-	TrackFlight        = "track_flight"         // AviationStack (AVIATIONSTACK_API_KEY)
-	MovieOrTVSearch    = "movie_or_tv_search"   // TMDB (TMDB_API_KEY)
+	TrackFlight     = "track_flight"       // AviationStack (AVIATIONSTACK_API_KEY)
+	MovieOrTVSearch = "movie_or_tv_search" // TMDB (TMDB_API_KEY)
 )
 
 // Groups is the table of search groups (seed 000 §1.2). chat, extreme,
-// stocks, crypto, memory and connectors are elsewhere or later.
+// memory and connectors are elsewhere or later.
 var Groups = []Spec{
 	{
 		ID:          "web",
 		Description: "Web search agent: searches the web with 3–5 queries at once, reads pages you link, translates, and answers with citations.",
-		Tools: []string{tools.WebSearchName, CodeInterpreter, GetWeatherData, tools.RetrieveName, tools.TextTranslateName,
-			NearbyPlacesSearch, TrackFlight, MovieOrTVSearch, tools.DatetimeName},
+		Tools: []string{tools.WebSearchName, tools.CodeInterpreterName, tools.GetWeatherDataName, tools.RetrieveName, tools.TextTranslateName,
+			tools.NearbyPlacesSearchName, TrackFlight, MovieOrTVSearch, tools.DatetimeName},
 		Working: "Searching the web",
 		Instructions: "You are Sova, a web search assistant.\n\n" +
 			"- Search with web_search, giving 3 to 5 queries that approach the question from different sides; use the news topic for recent events.\n" +
@@ -56,7 +49,7 @@ var Groups = []Spec{
 	{
 		ID:          "academic",
 		Description: "Academic search agent: finds scholarly papers (OpenAlex and arXiv, or Exa) and answers from their abstracts with citations.",
-		Tools:       []string{tools.AcademicSearchName, CodeInterpreter, tools.DatetimeName},
+		Tools:       []string{tools.AcademicSearchName, tools.CodeInterpreterName, tools.DatetimeName},
 		Working:     "Searching papers",
 		Instructions: "You are Sova, an academic research assistant.\n\n" +
 			"- Search scholarly papers with academic_search: 1 to 5 precise queries using the field's terms (in English for most fields).\n" +
@@ -104,6 +97,28 @@ var Groups = []Spec{
 			"- Search posts with x_search: 1 to 5 queries; restrict the dates or the authors when the question does.\n" +
 			"- Report what people post, naming them by @handle, and cite the posts' numbers. Make clear posts are opinions, not verified facts.",
 	},
+	{
+		ID:          "stocks",
+		Description: "Stocks agent: charts the prices of stocks, ETFs and indices (Yahoo Finance) and converts currencies at the latest reference rates.",
+		Tools:       []string{tools.StockChartName, tools.CurrencyConverterName, tools.DatetimeName},
+		Working:     "Getting market data",
+		Instructions: "You are Sova, a financial markets assistant.\n\n" +
+			"- Chart prices with stock_chart: Yahoo Finance tickers (AAPL, 7203.T for Tokyo, SAP.DE, ^GSPC for the S&P 500), several at once to compare, and a range that fits the question.\n" +
+			"- Convert amounts with currency_converter; say the rates' date.\n" +
+			"- Give the latest price, the change over the range and what stands out; the chart is shown to the person, so describe it rather than listing every point.\n" +
+			"- Prices may be delayed, and nothing you say is investment advice: say so when the person asks what to buy or sell.",
+	},
+	{
+		ID:          "crypto",
+		Description: "Crypto agent: prices, market data and candlestick charts of cryptocurrencies and tokens from CoinGecko.",
+		Tools:       []string{tools.CoinDataName, tools.CoinOHLCName, tools.CoinDataByContractName, tools.DatetimeName},
+		Working:     "Getting crypto data",
+		Instructions: "You are Sova, a cryptocurrency market assistant.\n\n" +
+			"- Use coin_data with the CoinGecko id (bitcoin, ethereum, solana; not the ticker) for price, market cap, volume and changes.\n" +
+			"- Use coin_ohlc for the price history over a period; the candlestick chart is shown to the person, so describe the trend.\n" +
+			"- Given a token's contract address, use coin_data_by_contract with its chain (ethereum, binance-smart-chain, polygon-pos, solana, …).\n" +
+			"- Crypto prices move fast and nothing you say is investment advice: say so when the person asks what to buy or sell.",
+	},
 }
 
 // builders make the tools a group may list, for one run.
@@ -129,6 +144,28 @@ var builders = map[string]func(b *build) agent.Tool{
 	},
 	tools.CodeContextName: func(b *build) agent.Tool {
 		return tools.CodeContext(b.run, tools.CodeContextOptions{Cite: b.cite, BlockList: b.cfg.BlockList})
+	},
+	tools.CodeInterpreterName: func(b *build) agent.Tool {
+		return tools.CodeInterpreter(b.cfg.Providers.Sandbox, tools.CodeOptions{})
+	},
+	tools.GetWeatherDataName: func(b *build) agent.Tool {
+		return tools.GetWeatherData(b.run, tools.WeatherOptions{Language: b.language.Code})
+	},
+	tools.NearbyPlacesSearchName: func(b *build) agent.Tool {
+		return tools.NearbyPlacesSearch(b.run, tools.PlacesOptions{Language: b.language.Code})
+	},
+	tools.StockChartName: func(b *build) agent.Tool {
+		return tools.StockChartTool(b.run, tools.StockChartOptions{Cite: b.cite})
+	},
+	tools.CurrencyConverterName: func(b *build) agent.Tool { return tools.CurrencyConverter(b.run) },
+	tools.CoinDataName: func(b *build) agent.Tool {
+		return tools.CoinData(b.run, tools.CoinOptions{Cite: b.cite})
+	},
+	tools.CoinOHLCName: func(b *build) agent.Tool {
+		return tools.CoinOHLC(b.run, tools.CoinOptions{Cite: b.cite})
+	},
+	tools.CoinDataByContractName: func(b *build) agent.Tool {
+		return tools.CoinDataByContract(b.run, tools.CoinOptions{Cite: b.cite})
 	},
 	tools.XSearchName: func(b *build) agent.Tool {
 		return tools.XSearch(b.run, tools.XSearchOptions{Cite: b.cite, Now: b.cfg.Now})
