@@ -20,8 +20,9 @@ var rootLinks = []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
 
 // Where things are inside the sandbox.
 const (
-	workDir    = "/work"
-	scriptPath = "/sova/sova.py"
+	workDir      = "/work"
+	scriptPath   = "/sova/sova.py"
+	fontListPath = "/sova/fontlist.json"
 )
 
 // bwrapArgs are bubblewrap's options for a sandbox: the mounts, then

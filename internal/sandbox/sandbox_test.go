@@ -82,6 +82,8 @@ func leftovers(t *testing.T) int {
 	for _, d := range dirs {
 		b, _ := os.ReadFile(d)
 		if bytes.Contains(b, []byte("/sova/sova.py\x00run")) {
+			st, _ := os.ReadFile(filepath.Join(filepath.Dir(d), "status"))
+			t.Logf("left: %s %s", d, strings.Join(strings.Fields(string(st))[:20], " "))
 			n++
 		}
 	}
