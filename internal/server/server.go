@@ -34,7 +34,7 @@ type Options struct {
 	}
 	// Auth tells whom each request is for (user.go); nil refuses every
 	// request that needs a user.
-	Auth auth.Authenticator
+	Auth         auth.Authenticator
 	Logger       *slog.Logger
 	MaxBodyBytes int64
 	Version      string
