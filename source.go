@@ -16,6 +16,17 @@ type Source struct {
 	Kind      string `json:"kind,omitempty"`
 	Published string `json:"published,omitempty"`
 	Favicon   string `json:"favicon,omitempty"`
+	// SnippetOnly marks a cited web source the run never read: what the
+	// answer took from it is the search engine's snippet of the page
+	// (search when no page could be read, docs' web results). A cited
+	// source without it is a page the run read, or a passage of the
+	// person's documents.
+	SnippetOnly bool `json:"snippetOnly,omitempty"`
+	// Passages, for a web page longer than what the model reads of it,
+	// are the headings of the parts that were read: the passages chosen
+	// for the question sit under them. Empty when the whole page was read,
+	// or when the page has no headings.
+	Passages []string `json:"passages,omitempty"`
 }
 
 // Usage is token usage.

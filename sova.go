@@ -28,6 +28,11 @@ const LocalUserID = "local"
 // User is the person a request acts for.
 type User struct {
 	ID string `json:"id"`
+	// Name and Role are set for a signed-in account (account.go) and for
+	// an anonymous visitor (RoleAnonymous); the local user of an
+	// installation without accounts has the admin role.
+	Name string `json:"name,omitempty"`
+	Role string `json:"role,omitempty"`
 }
 
 type userKey struct{}

@@ -48,6 +48,7 @@ The question and answer are kept as a chat (see "sova chats") unless
 		Example: `  sova ask "What is the capital of Australia?" --mode chat
   sova ask --mode search "How did presidents describe the economy in the 1930s?"
   sova ask --mode search --json "Как работает WAL в SQLite?" | jq .type
+  sova ask --mode academic "What do studies say about intermittent fasting?"
   sova ask --mode deep_research --pdf report.pdf "Economy of the USA in the 1930s"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -91,7 +92,7 @@ The question and answer are kept as a chat (see "sova chats") unless
 			return ask(ctx, a.Service, prep, cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON, pdfPath)
 		},
 	}
-	cmd.Flags().StringVarP(&modeID, "mode", "m", "search", "mode: chat, search, deep_search, deep_research, sgr_agent, docs (see docs/modes.md), or the id of a run waiting for answers")
+	cmd.Flags().StringVarP(&modeID, "mode", "m", "search", "mode: chat, search, deep_search, deep_research, sgr_agent, docs, or a search group: web, academic, youtube, reddit, code, x (see docs/modes.md); or the id of a run waiting for answers")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON event per line on stdout")
 	cmd.Flags().StringVar(&chatID, "chat", "", "continue the chat with this id")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not keep the question and answer as a chat")
@@ -169,23 +170,32 @@ func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stde
 	if len(o.Result.Sources) > 0 && o.Result.Report == "" {
 		_, _ = out.WriteString("\n" + sourcesHeading(o.Result.Text) + "\n")
 		for _, s := range o.Result.Sources {
-			title := s.Title
-			if title == "" {
-				title = s.URL
+			line := wire.SourceLine(s, answerLanguage(o.Result.Text))
+			if len(s.Passages) > 0 {
+				// A long page was read in part: the sections read.
+				line += " (read: " + strings.Join(s.Passages, "; ") + ")"
 			}
-			fmt.Fprintf(out, "[%d] %s — %s\n", s.Number, title, s.URL)
+			fmt.Fprintln(out, line)
 		}
 	}
 	return nil
 }
 
 func sourcesHeading(answer string) string {
-	for _, r := range answer {
-		if r >= 'А' && r <= 'я' {
-			return "**Источники**"
-		}
+	if answerLanguage(answer) == "ru" {
+		return "**Источники**"
 	}
 	return "**Sources**"
+}
+
+// answerLanguage is "ru" for an answer with Cyrillic letters, else "en".
+func answerLanguage(answer string) string {
+	for _, r := range answer {
+		if r >= 'А' && r <= 'я' {
+			return "ru"
+		}
+	}
+	return "en"
 }
 
 // writePDF renders the run's report, or for modes without one the answer
@@ -198,7 +208,11 @@ func writePDF(path string, res *mode.Result) error {
 		if len(res.Sources) > 0 {
 			b.WriteString("\n\n## " + strings.Trim(sourcesHeading(res.Text), "*") + "\n\n")
 			for _, s := range res.Sources {
-				fmt.Fprintf(&b, "%d. [%s](%s)\n", s.Number, s.Title, s.URL)
+				fmt.Fprintf(&b, "%d. [%s](%s)", s.Number, s.Title, s.URL)
+				if s.SnippetOnly {
+					b.WriteString(" " + wire.SnippetOnlyNote(answerLanguage(res.Text)))
+				}
+				b.WriteString("\n")
 			}
 		}
 		md = b.String()

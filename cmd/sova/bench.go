@@ -51,10 +51,17 @@ and recall per page averaged over pages, F1 from the two averages.
 
 --format text scores the extracted Markdown reduced to plain text (link
 targets and syntax removed), which compares with the published scores;
-markdown scores the Markdown as the model receives it, link URLs included.`,
+markdown scores the Markdown as the model receives it, link URLs included.
+
+--dir may also name the root of a module that ships an evaluation set: the
+go-trafilatura module (its trafilatura evaluation set: about 980 pages,
+each with phrases the main text must and must not contain, scored as that
+evaluation does) or codeberg.org/readeck/go-readability (the Readability.js
+test pages, scored with shingles against their expected text).`,
 		Example: `  sova bench extract --dir ../shared/benchmarks/article-extraction
   sova bench extract --format both --worst 10
-  SOVA_EXTRACT_BENCH_DIR=bench/article-extraction sova bench extract --json`,
+  SOVA_EXTRACT_BENCH_DIR=bench/article-extraction sova bench extract --json
+  sova bench extract --dir "$(go list -m -f '{{.Dir}}' github.com/markusmobius/go-trafilatura)"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
@@ -114,7 +121,11 @@ func extractorFor(format string) extractbench.Extractor {
 }
 
 func writeBenchTable(w io.Writer, pages int, results []benchResult, worst int) error {
-	fmt.Fprintf(w, "article extraction: %d pages\n\n", pages)
+	scoring := "shingles"
+	if len(results) > 0 && results[0].Report.Snippets != nil {
+		scoring = "snippets the main text must and must not contain"
+	}
+	fmt.Fprintf(w, "article extraction: %d pages, scored by %s\n\n", pages, scoring)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "format\tprecision\trecall\tF1\taccuracy\tfailures\ttime")
 	for _, r := range results {

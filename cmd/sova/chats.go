@@ -11,6 +11,7 @@ import (
 
 	"github.com/sova-ai/sova"
 	"github.com/sova-ai/sova/internal/store"
+	"github.com/sova-ai/sova/internal/wire"
 )
 
 func newChats() *cobra.Command {
@@ -79,7 +80,7 @@ func newChats() *cobra.Command {
 						fmt.Fprintf(w, "\n(error: %s)\n", m.Error)
 					}
 					for _, s := range m.Sources {
-						fmt.Fprintf(w, "\n[%d] %s — %s", s.Number, s.Title, s.URL)
+						fmt.Fprintf(w, "\n%s", wire.SourceLine(s, answerLanguage(m.Content)))
 					}
 					if len(m.Sources) > 0 {
 						fmt.Fprintln(w)

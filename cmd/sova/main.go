@@ -12,9 +12,13 @@ import (
 	_ "time/tzdata" // time zones for "current date" in the person's zone, on any host
 
 	"github.com/sova-ai/sova"
+	"github.com/sova-ai/sova/internal/isolate"
 )
 
 func main() {
+	// A worker process started to parse an untrusted file runs its parser
+	// here and exits; see internal/isolate.
+	isolate.Main()
 	// The CLI acts for the local user; every command reads it from its
 	// context (userID), as the server's handlers read the request's user.
 	ctx := sova.WithUser(context.Background(), sova.User{ID: sova.LocalUserID})

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova/internal/isolate"
 	"github.com/sova-ai/sova/internal/sovatest"
 )
 
@@ -27,6 +28,7 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
+	isolate.Main() // tests that parse in this process start workers from it
 	dir, err := os.MkdirTemp("", "sova-bin")
 	if err != nil {
 		panic(err)
@@ -48,6 +50,8 @@ type world struct {
 	site    *sovatest.Site
 	sx      *sovatest.SearXNG
 	dataDir string
+	// extra settings over sovatest.Env (the group providers' fakes).
+	extra map[string]string
 }
 
 func newWorld(t *testing.T) *world {
@@ -59,7 +63,11 @@ func newWorld(t *testing.T) *world {
 
 func (w *world) env() []string {
 	out := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.dataDir, "SOVA_DISABLE_TITLES=false"}
-	for k, v := range sovatest.Env(w.model, w.sx, w.dataDir) {
+	vars := sovatest.Env(w.model, w.sx, w.dataDir)
+	for k, v := range w.extra {
+		vars[k] = v
+	}
+	for k, v := range vars {
 		out = append(out, k+"="+v)
 	}
 	return out

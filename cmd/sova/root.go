@@ -47,6 +47,8 @@ environment variable; see docs/configuration.md.`,
 	root.AddCommand(newRuns())
 	root.AddCommand(newSpaces())
 	root.AddCommand(newDoctor())
+	root.AddCommand(newRead())
+	root.AddCommand(newUsers(), newKeys())
 	return root
 }
 

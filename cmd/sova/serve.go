@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,9 +24,14 @@ func newServe() *cobra.Command {
 		Short: "Run the HTTP server (API and OpenAI-compatible endpoint)",
 		Long: `Run the HTTP server. It listens on SOVA_ADDR (default 127.0.0.1:8080).
 
-There is no authentication yet, so the default address accepts connections
-from this machine only. To expose Sova on a network, put it behind a proxy
-that authenticates, and set SOVA_ADDR=0.0.0.0:8080.
+On its default address (127.0.0.1:8080) and without accounts, Sova serves
+the one person on this machine with no sign-in. Once a user exists
+("sova users add NAME --role admin"), every request must sign in (browser)
+or carry an API key ("sova keys create"). Listening beyond loopback needs
+authentication: Sova refuses to start there until a user exists, unless
+SOVA_AUTH=none (everyone who reaches the port is the one local user: for
+trusted networks only) or SOVA_ANONYMOUS=true (visitors without an account
+get limited, separate use per address). See docs/security.md.
 
 Sova answers only to the host names it is configured for: localhost and
 loopback addresses, the host of SOVA_PUBLIC_URL, the names in
@@ -48,7 +54,7 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 			}
 			srv := &http.Server{
 				Handler: server.New(server.Options{
-					Service: a.Service, Store: a.Store, Auth: a.Auth, Logger: logger,
+					Service: a.Service, Store: a.Store, Auth: a.Auth, Accounts: a.Accounts, Logger: logger,
 					MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: versionString(),
 					Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes,
 					PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, Addr: cfg.Addr,
@@ -64,10 +70,20 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 				_ = a.Close(context.Background())
 				return fmt.Errorf("listening on %s: %w", cfg.Addr, err)
 			}
-			if exposed, msg := listenScope(ln.Addr()); exposed {
-				logger.Warn(msg, "addr", "http://"+ln.Addr().String())
+			authed, err := a.Authenticated(ctx)
+			if err != nil {
+				_ = ln.Close()
+				_ = a.Close(context.Background())
+				return err
+			}
+			if exposed, msg := listenScope(ln.Addr()); exposed && !authed {
+				_ = ln.Close()
+				_ = a.Close(context.Background())
+				return errNoAuthentication(ln.Addr().String())
+			} else if exposed && cfg.Auth == "none" {
+				logger.Warn(msg+" (SOVA_AUTH=none: anyone who can reach it is the local user)", "addr", "http://"+ln.Addr().String())
 			} else {
-				logger.Info(msg, "addr", "http://"+ln.Addr().String())
+				logger.Info(listenMessage(exposed, msg), "addr", "http://"+ln.Addr().String())
 			}
 			logger.Info("sova ready", "version", versionString(), "model", cfg.Model, "fast_model", cfg.FastModel,
 				"search", cfg.SearchProvider, "data_dir", cfg.DataDir)
@@ -108,10 +124,28 @@ func listenScope(addr net.Addr) (exposed bool, msg string) {
 	}
 	switch {
 	case ip != nil && ip.IsLoopback():
-		return false, "listening on this machine only; set SOVA_ADDR=0.0.0.0:8080 to expose it (there is no authentication yet)"
+		return false, "listening on this machine only; set SOVA_ADDR=0.0.0.0:8080 to expose it (after adding a user: sova users add)"
 	case ip == nil || ip.IsUnspecified():
 		return true, "listening on all interfaces without authentication"
 	default:
 		return true, "listening on " + ip.String() + " without authentication: anyone who can reach that address can use Sova"
 	}
+}
+
+// listenMessage is the start-up line for an address beyond loopback that
+// has authentication.
+func listenMessage(exposed bool, msg string) string {
+	if !exposed {
+		return msg
+	}
+	return strings.Replace(msg, "without authentication", "with authentication", 1)
+}
+
+// errNoAuthentication is why serve refuses an address beyond loopback
+// when nobody has to sign in.
+func errNoAuthentication(addr string) error {
+	return fmt.Errorf("refusing to listen on %s without authentication: anyone who can reach it could use Sova. "+
+		"Create a user first (sova users add NAME --role admin; sign-in and API keys are then required), "+
+		"or set SOVA_AUTH=none to let everyone who reaches the address in as the one local user (trusted networks only), "+
+		"or SOVA_ANONYMOUS=true to let visitors in anonymously with per-address limits", addr)
 }

@@ -73,3 +73,53 @@ func TestServeOnAnotherLoopbackAddress(t *testing.T) {
 		}
 	}
 }
+
+// Beyond loopback without authentication, serve refuses to start and
+// names the settings that allow it; SOVA_AUTH=none allows it.
+func TestServeRefusesToExposeWithoutAuthentication(t *testing.T) {
+	w := newWorld(t)
+	cmd := exec.Command(binPath, "serve", "--addr", "0.0.0.0:0")
+	cmd.Env = w.env()
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("serve on 0.0.0.0 started without authentication:\n%s", out)
+	}
+	for _, want := range []string{"refusing to listen", "sova users add", "SOVA_AUTH=none", "SOVA_ANONYMOUS=true"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the error does not say %q:\n%s", want, out)
+		}
+	}
+
+	cmd = exec.Command(binPath, "serve", "--addr", "0.0.0.0:0")
+	cmd.Env = append(w.env(), "SOVA_AUTH=none")
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+		pw.Close()
+	})
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		var logs strings.Builder
+		for sc.Scan() {
+			logs.WriteString(sc.Text() + "\n")
+			if strings.Contains(sc.Text(), "sova ready") {
+				ready <- logs.String()
+				return
+			}
+		}
+	}()
+	select {
+	case logs := <-ready:
+		if !strings.Contains(logs, "SOVA_AUTH=none") {
+			t.Errorf("no warning about SOVA_AUTH=none:\n%s", logs)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve with SOVA_AUTH=none did not start")
+	}
+}

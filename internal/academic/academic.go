@@ -41,31 +41,33 @@ var (
 	ErrBadResponse = apiclient.ErrBadResponse
 )
 
-// Config holds the settings of the academic providers. Env var names are
-// those documented in docs/configuration.md.
+// Config holds the settings of the academic providers. The env tags are
+// the variables internal/config reads them from (docs/configuration.md).
 type Config struct {
 	// OpenAlexURL is the OpenAlex API base (SOVA_OPENALEX_URL).
-	OpenAlexURL string
+	OpenAlexURL string `env:"SOVA_OPENALEX_URL" envDefault:"https://api.openalex.org"`
 	// OpenAlexAPIKey is sent as api_key (OPENALEX_API_KEY); optional but
 	// OpenAlex rations keyless use to a few searches a day.
-	OpenAlexAPIKey string
+	OpenAlexAPIKey string `env:"OPENALEX_API_KEY"`
 	// OpenAlexMailto is sent as mailto, OpenAlex's "polite pool" contact
 	// address (SOVA_OPENALEX_MAILTO); optional.
-	OpenAlexMailto string
+	OpenAlexMailto string `env:"SOVA_OPENALEX_MAILTO"`
 	// ArxivURL is the arXiv API base (SOVA_ARXIV_URL).
-	ArxivURL string
+	ArxivURL string `env:"SOVA_ARXIV_URL" envDefault:"https://export.arxiv.org"`
 	// ArxivInterval is the least time between two arXiv requests of one
-	// client; 0 means DefaultArxivInterval, negative means no pause.
-	ArxivInterval time.Duration
+	// client; 0 means DefaultArxivInterval, negative means no pause
+	// (SOVA_ARXIV_INTERVAL, where internal/config reads 0 as no pause).
+	ArxivInterval time.Duration `env:"SOVA_ARXIV_INTERVAL" envDefault:"3s"`
 	// ExaAPIKey selects Exa (EXA_API_KEY).
-	ExaAPIKey string
+	ExaAPIKey string `env:"EXA_API_KEY"`
 	// ExaURL is the Exa API base (SOVA_EXA_URL).
-	ExaURL string
+	ExaURL string `env:"SOVA_EXA_URL" envDefault:"https://api.exa.ai"`
 
 	// HTTPClient sends the requests; nil means one with Timeout.
 	HTTPClient *http.Client
-	// Timeout bounds one provider call, its retry included; 0 means 30s.
-	Timeout time.Duration
+	// Timeout bounds one provider call, its retry included; 0 means 30s
+	// (SOVA_PROVIDER_TIMEOUT).
+	Timeout time.Duration `env:"SOVA_PROVIDER_TIMEOUT" envDefault:"30s"`
 	// UserAgent is sent with every request; "" means Sova's.
 	UserAgent string
 	// RetryBackoff is the pause before retrying a 5xx answer or a network

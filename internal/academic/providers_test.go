@@ -172,7 +172,7 @@ func TestOpenAlex(t *testing.T) {
 		{
 			name:    "error body",
 			reply:   apitest.Reply{Status: 400, Body: apitest.Fixture(t, "openalex_error.json")},
-			wantErr: []string{"openalex: http://127.0.0.1", "HTTP 400 Bad Request: Invalid query parameters error.: per-page is not a valid"}, wantCode: 400,
+			wantErr: []string{"openalex: the service answered", "HTTP 400 Bad Request: Invalid query parameters error.: per-page is not a valid"}, wantCode: 400,
 		},
 		{
 			name:    "bad key echoed",

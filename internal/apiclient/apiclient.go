@@ -34,6 +34,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/sova-ai/sova/internal/errtext"
 	"golang.org/x/time/rate"
 )
 
@@ -79,8 +80,20 @@ type Error struct {
 	// or nil; errors.Is matches it.
 	Kind error
 	Err  error // the cause, if any
+	// Addr is where the provider was asked (scheme and host). The text
+	// reaches the people who use Sova and leaves it out; Private gives it
+	// to the log (errtext.Detail).
+	Addr string
 
 	secrets []string
+}
+
+// Private is where the provider was asked, for the log.
+func (e *Error) Private() string {
+	if e.Addr == "" {
+		return ""
+	}
+	return e.Provider + " at " + e.Addr
 }
 
 func (e *Error) Error() string {
@@ -283,9 +296,9 @@ func (c *Client) Do(ctx context.Context, method, rawURL string, header http.Head
 	}
 	if perr := parent.Err(); perr != nil {
 		if errors.Is(perr, context.Canceled) {
-			return nil, c.Errorf(nil, perr, "request cancelled before %s answered", hostOf(rawURL))
+			return nil, c.at(c.Errorf(nil, perr, "request cancelled before the service answered"), rawURL)
 		}
-		return nil, c.Errorf(nil, perr, "request to %s stopped", hostOf(rawURL))
+		return nil, c.at(c.Errorf(nil, perr, "request stopped"), rawURL)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil, c.noAnswer(rawURL, c.opts.Timeout)
@@ -315,19 +328,19 @@ func (c *Client) once(ctx context.Context, method, rawURL string, header http.He
 
 	resp, err := c.http.Do(req)
 	if err != nil {
-		e, retry := c.transportError(ctx, rawURL, err, "cannot reach %s")
+		e, retry := c.transportError(ctx, rawURL, err, "cannot reach the service")
 		return nil, retry, e
 	}
 	defer resp.Body.Close()
 
 	data, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBytes+1))
 	if err != nil {
-		e, retry := c.transportError(ctx, rawURL, err, "reading the answer from %s failed")
+		e, retry := c.transportError(ctx, rawURL, err, "reading the answer failed")
 		e.Status = resp.StatusCode
 		return nil, retry, e
 	}
 	if int64(len(data)) > c.opts.MaxBytes {
-		e := c.Errorf(ErrBadResponse, nil, "the answer from %s is larger than %s", hostOf(rawURL), sizeText(c.opts.MaxBytes))
+		e := c.at(c.Errorf(ErrBadResponse, nil, "the answer is larger than %s", sizeText(c.opts.MaxBytes)), rawURL)
 		e.Status = resp.StatusCode
 		return nil, false, e
 	}
@@ -363,7 +376,7 @@ func (c *Client) transportError(ctx context.Context, rawURL string, err error, f
 	if ctx.Err() == nil && isTimeout(err) {
 		return c.noAnswer(rawURL, c.http.Timeout), false
 	}
-	return c.Errorf(nil, unwrapURLError(err), format, hostOf(rawURL)), ctx.Err() == nil
+	return c.at(c.Errorf(nil, errtext.Net(unwrapURLError(err)), "%s", format), rawURL), ctx.Err() == nil
 }
 
 // noAnswer is the error of a call that got no answer within limit.
@@ -372,7 +385,13 @@ func (c *Client) noAnswer(rawURL string, limit time.Duration) *Error {
 	if limit > 0 {
 		within = " within " + limit.String()
 	}
-	return c.Errorf(nil, context.DeadlineExceeded, "no answer from %s%s (the service is slow or unreachable)", hostOf(rawURL), within)
+	return c.at(c.Errorf(nil, context.DeadlineExceeded, "no answer%s (the service is slow or unreachable)", within), rawURL)
+}
+
+// at records where the failed request went.
+func (c *Client) at(e *Error, rawURL string) *Error {
+	e.Addr = hostOf(rawURL)
+	return e
 }
 
 // statusError describes a non-2xx answer.
@@ -387,16 +406,17 @@ func (c *Client) statusError(rawURL string, resp *http.Response, body []byte) *E
 	if detail == "" {
 		detail = Snippet(body)
 	}
-	msg := fmt.Sprintf("%s answered %s", hostOf(rawURL), StatusText(resp.StatusCode))
+	msg := "the service answered " + StatusText(resp.StatusCode)
 	if detail != "" {
-		msg += ": " + detail
+		// The provider's own message may name addresses (a proxy's upstream).
+		msg += ": " + errtext.Scrub(detail, hostOf(rawURL))
 	}
 	if c.opts.Hint != nil {
 		if h := c.opts.Hint(resp.StatusCode); h != "" {
 			msg += " (" + h + ")"
 		}
 	}
-	e := c.Errorf(nil, nil, "%s", msg)
+	e := c.at(c.Errorf(nil, nil, "%s", msg), rawURL)
 	e.Status = resp.StatusCode
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests || limited:

@@ -37,9 +37,12 @@ type App struct {
 	WebCache *webcache.Cache
 	// Spaces are the document spaces (spaces.go).
 	Spaces *spaces.Service
-	// Auth tells the server whom each request is for. Without accounts
-	// every request is the local user's.
+	// Auth tells the server whom each request is for (auth.go): the local
+	// user while no account exists (SOVA_AUTH empty) or always
+	// (SOVA_AUTH=none); the accounts otherwise.
 	Auth auth.Authenticator
+	// Accounts signs people in and out; nil with SOVA_AUTH=none.
+	Accounts *auth.Accounts
 
 	agentSweeper *sgr.Sweeper // evicts old finished agents (SOVA_SGR_AGENT_TTL)
 }
@@ -72,6 +75,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		logger.Warn("web search is not configured", "err", err)
 		chain = search.NewChain(unavailable{err})
 	}
+	chain.Logger = logger // failed provider calls, with the addresses errors leave out
 	redirects := cfg.FetchMaxRedirects
 	if redirects == 0 {
 		redirects = -1 // SOVA_FETCH_MAX_REDIRECTS=0 means follow none
@@ -82,6 +86,8 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		Timeout:      cfg.FetchTimeout,
 		MaxRedirects: redirects,
 		MaxChars:     cfg.ContentMaxChars,
+		Parse:        ParseLimits(cfg),
+		Logger:       logger,
 	}
 	if err := fcfg.Validate(); err != nil {
 		return nil, fmt.Errorf("SOVA_FETCH_ALLOW_HOSTS: %w", err)
@@ -117,7 +123,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		_ = st.Close()
 		return nil, err
 	}
-	modes, err := mode.NewRegistry(
+	modes, err := mode.NewRegistry(append([]mode.Mode{
 		chat.New(chat.Config{HistoryLimit: cfg.ChatHistoryLimit, MaxTokens: cfg.ChatMaxTokens, Temperature: cfg.ChatTemperature}, model),
 		searchmode.New(searchCfg("search", "Fast web search: query rewrite, parallel multi-query search, reads the best pages, cited answer of 400–600 words.", cfg.SpeedMaxIterations, "400-600"), model, fast, chain, retr.reader).WithDocuments(docSpaces, cfg.SpacesSearchTopK),
 		deepSearch.WithDocuments(docSpaces, cfg.SpacesSearchTopK),
@@ -138,7 +144,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 			MaxResults: cfg.DeepSearchMaxResults, Concurrency: cfg.SearchConcurrency, BlockList: block,
 			HistoryLimit: cfg.ChatHistoryLimit, Temperature: cfg.ChatTemperature, MaxTokens: cfg.ChatMaxTokens, Logger: logger,
 		}, model, chain, retr.reader, st),
-	)
+	}, groupModes(cfg, model, fast, chain, retr.reader, block)...)...)
 	if err != nil {
 		_ = docSpaces.Close()
 		_ = st.Close()
@@ -162,8 +168,12 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 	} else if n > 0 {
 		logger.Warn("runs interrupted by the last stop were marked; restart them with POST /api/runs/{id}/restart", "count", n)
 	}
-	a := &App{Config: cfg, Store: st, Service: svc, Model: model, Logger: logger, WebCache: retr.cache, Spaces: docSpaces,
-		Auth: auth.Local{}}
+	a := &App{Config: cfg, Store: st, Service: svc, Model: model, Logger: logger, WebCache: retr.cache, Spaces: docSpaces}
+	if err := a.wireAuth(); err != nil { // auth.go
+		_ = docSpaces.Close()
+		_ = st.Close()
+		return nil, err
+	}
 	a.agentSweeper = &sgr.Sweeper{Store: st, TTL: cfg.SGRAgentTTL, Logger: logger}
 	if cfg.RunTimeout > 0 {
 		// A run cannot outlive its time limit, and an agent is saved after

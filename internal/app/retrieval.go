@@ -157,7 +157,7 @@ func newRetrieval(ctx context.Context, cfg *config.Config, chain *search.Chain, 
 		ext, err := fetch.NewExternalReader(fetch.ExternalConfig{
 			Service: cfg.ReaderFallback, BaseURL: cfg.ReaderURL, APIKey: cfg.ReaderAPIKey,
 			Timeout: cfg.ReaderTimeout, MaxBytes: cfg.FetchMaxBytes, MaxChars: cfg.ContentMaxChars,
-			CheckURL: fetcher.CheckURL,
+			CheckURL: fetcher.CheckURL, Logger: logger,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("SOVA_READER_FALLBACK: %w", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/config"
+	"github.com/sova-ai/sova/internal/isolate"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode/docs"
 	"github.com/sova-ai/sova/internal/search"
@@ -35,7 +36,14 @@ func OpenSpaces(cfg *config.Config, st sova.SpaceStore, embed *llm.Client, logge
 	}
 	return spaces.NewService(st, idx, e, spaces.Config{
 		ChunkChars: cfg.SpacesChunkChars, ChunkOverlap: cfg.SpacesChunkOverlap, MaxFileBytes: cfg.SpacesMaxFileBytes,
+		Parse: ParseLimits(cfg),
 	}, logger), nil
+}
+
+// ParseLimits are the limits of one parse of an untrusted file
+// (SOVA_PARSE_TIMEOUT, SOVA_PARSE_MEMORY), for the fetcher and the spaces.
+func ParseLimits(cfg *config.Config) isolate.Limits {
+	return isolate.Limits{Timeout: cfg.ParseTimeout, Memory: int64(cfg.ParseMemory)}
 }
 
 // EmbeddingClient is the client of SOVA_EMBED_MODEL, or nil when none is

@@ -13,6 +13,11 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
+
+	"github.com/sova-ai/sova/internal/academic"
+	"github.com/sova-ai/sova/internal/reddit"
+	"github.com/sova-ai/sova/internal/xai"
+	"github.com/sova-ai/sova/internal/youtube"
 )
 
 // Config is every setting Sova reads at start-up.
@@ -69,6 +74,10 @@ type Config struct {
 	FetchTimeout      time.Duration `env:"SOVA_FETCH_TIMEOUT" envDefault:"20s"`
 	FetchMaxRedirects int           `env:"SOVA_FETCH_MAX_REDIRECTS" envDefault:"5"`
 	ContentMaxChars   int           `env:"SOVA_CONTENT_MAX_CHARS" envDefault:"3000"`
+
+	// Parsing of untrusted files (PDF, DOCX, HTML; parse.go validates).
+	ParseTimeout time.Duration `env:"SOVA_PARSE_TIMEOUT" envDefault:"20s"`
+	ParseMemory  ByteSize      `env:"SOVA_PARSE_MEMORY" envDefault:"512MiB"`
 
 	// Retrieval: more providers, limits, cache, reader fallback, embedding
 	// rerank, deep_search breadth (retrieval.go validates them).
@@ -144,15 +153,23 @@ type Config struct {
 	SandboxPython      string        `env:"SOVA_SANDBOX_PYTHON" envDefault:"/usr/bin/python3"`
 	SandboxCPUTime     time.Duration `env:"SOVA_SANDBOX_CPU_TIME" envDefault:"30s"`
 	SandboxWallTime    time.Duration `env:"SOVA_SANDBOX_WALL_TIME" envDefault:"60s"`
-	SandboxMemoryBytes int64         `env:"SOVA_SANDBOX_MEMORY_BYTES" envDefault:"1073741824"`
+	SandboxMemoryBytes ByteSize      `env:"SOVA_SANDBOX_MEMORY_BYTES" envDefault:"1GiB"`
 	SandboxProcesses   int           `env:"SOVA_SANDBOX_PROCESSES" envDefault:"32"`
-	SandboxOutputBytes int           `env:"SOVA_SANDBOX_OUTPUT_BYTES" envDefault:"262144"`
-	SandboxFileBytes   int64         `env:"SOVA_SANDBOX_FILE_BYTES" envDefault:"16777216"`
-	SandboxWorkBytes   int64         `env:"SOVA_SANDBOX_WORK_DIR_BYTES" envDefault:"67108864"`
+	SandboxOutputBytes ByteSize      `env:"SOVA_SANDBOX_OUTPUT_BYTES" envDefault:"256KiB"`
+	SandboxFileBytes   ByteSize      `env:"SOVA_SANDBOX_FILE_BYTES" envDefault:"16MiB"`
+	SandboxWorkBytes   ByteSize      `env:"SOVA_SANDBOX_WORK_DIR_BYTES" envDefault:"64MiB"`
 	SandboxMaxFiles    int           `env:"SOVA_SANDBOX_MAX_FILES" envDefault:"16"`
 	SandboxConcurrency int           `env:"SOVA_SANDBOX_CONCURRENCY" envDefault:"2"`
 	SandboxUID         int           `env:"SOVA_SANDBOX_UID" envDefault:"65534"`
 	SandboxGID         int           `env:"SOVA_SANDBOX_GID" envDefault:"65534"`
+	// The providers of the search groups' tools, read through their
+	// packages' env tags (groups.go validates them).
+	Academic academic.Config
+	YouTube  youtube.Config
+	Reddit   reddit.Config
+	XAI      xai.Config
+	// Accounts, sign-in and limits (accounts.go).
+	Accounts
 }
 
 // DefaultOpenAIURL is used when no endpoint is configured.
@@ -190,6 +207,8 @@ func FromEnv(vars map[string]string) (*Config, error) {
 	cfg.FetchAllowHosts = trimAll(cfg.FetchAllowHosts)
 	cfg.normalizeRetrieval()
 	cfg.normalizeAccess()
+	cfg.normalizeGroups()
+	cfg.Accounts.normalize()
 	return &cfg, cfg.validate()
 }
 
@@ -243,6 +262,9 @@ func (c *Config) validate() error {
 	errs = append(errs, c.validateSpaces()...)
 	errs = append(errs, c.validateSandbox()...)
 	errs = append(errs, c.validateAccess()...)
+	errs = append(errs, c.validateParse()...)
+	errs = append(errs, c.validateGroups()...)
+	errs = append(errs, c.Accounts.validate()...)
 	if c.LLMMaxRetries < 0 || c.StructuredRetries < 0 {
 		errs = append(errs, errors.New("SOVA_LLM_MAX_RETRIES and SOVA_MAX_STRUCTURED_OUTPUT_RETRIES must not be negative"))
 	}

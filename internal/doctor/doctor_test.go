@@ -191,7 +191,7 @@ func TestModelEndpointProblems(t *testing.T) {
 		{"base URL without /v1", []string{"SOVA_LLM_BASE_URL", strings.TrimSuffix(s.model.URL(), "/v1")}, doctor.CheckEndpoint,
 			"✗ model endpoint: GET " + strings.TrimSuffix(s.model.URL(), "/v1") + "/models answered 404 Not Found: this is not the base URL of an OpenAI-compatible API — fix: check SOVA_LLM_BASE_URL: it usually ends in /v1"},
 		{"unresolvable host", []string{"SOVA_LLM_BASE_URL", "http://model.sova-test.invalid/v1"}, doctor.CheckEndpoint,
-			"✗ model endpoint: http://model.sova-test.invalid/v1 cannot be reached: no such host \"model.sova-test.invalid\" — fix: check the host name in SOVA_LLM_BASE_URL"},
+			"✗ model endpoint: http://model.sova-test.invalid/v1 cannot be reached: no such host — fix: check the host name in SOVA_LLM_BASE_URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

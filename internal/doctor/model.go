@@ -86,7 +86,18 @@ func Model(ctx context.Context, cfg *config.Config, opts Options) []Check {
 	default:
 		endpoint.Status = Fail
 		endpoint.Detail, endpoint.Fix = splitFix(err.Error())
-		endpoint.Detail = strings.TrimPrefix(strings.TrimPrefix(endpoint.Detail, "the "), "model endpoint ")
+		// The error names no address (its text is for clients); the
+		// operator's report does.
+		d := strings.TrimPrefix(endpoint.Detail, "the ")
+		switch {
+		case strings.HasPrefix(d, "model endpoint "):
+			d = base + " " + strings.TrimPrefix(d, "model endpoint ")
+		case strings.HasPrefix(d, "cannot reach the model endpoint: "):
+			d = base + " cannot be reached: " + strings.TrimPrefix(d, "cannot reach the model endpoint: ")
+		default:
+			d = base + ": " + d
+		}
+		endpoint.Detail = d
 		if endpoint.Fix == "" {
 			endpoint.Fix = "check SOVA_LLM_BASE_URL and that the model server is running"
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/app"
 	"github.com/sova-ai/sova/internal/config"
+	"github.com/sova-ai/sova/internal/errtext"
 	"github.com/sova-ai/sova/internal/search"
 )
 
@@ -67,7 +68,8 @@ func probe(ctx context.Context, p search.Provider, timeout time.Duration) Check 
 	res, err := p.Search(ctx, probeQuery)
 	if err != nil {
 		// A provider of several (keyless) joins their errors with newlines.
-		c.Status, c.Detail = Fail, strings.ReplaceAll(err.Error(), "\n", "; ")
+		// The operator's report names the addresses the error's text leaves out.
+		c.Status, c.Detail = Fail, strings.ReplaceAll(errtext.Detail(err), "\n", "; ")
 		if ctx.Err() != nil {
 			c.Detail = fmt.Sprintf("no answer within %s (%v)", timeout, err)
 		}

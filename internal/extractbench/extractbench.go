@@ -39,27 +39,39 @@ const ShingleSize = 4
 // maxPageBytes bounds one decompressed benchmark page.
 const maxPageBytes = 64 << 20
 
-// Page is one benchmark document.
+// Page is one benchmark document. A page is scored either against Truth
+// (shingles) or, when it has snippets (With or Without), by which of them
+// the prediction contains.
 type Page struct {
 	ID    string
 	URL   string
 	Truth string // the human-checked article body
-	path  string // html/<id>.html.gz
+	// With are phrases the main text must contain, Without phrases it
+	// must not (the snippet sets).
+	With, Without []string
+	path          string // the page's file; .gz files are decompressed
 }
 
-// HTML reads and decompresses the page.
+// Snippets reports whether the page is scored by snippets.
+func (p Page) Snippets() bool { return len(p.With) > 0 || len(p.Without) > 0 }
+
+// HTML reads (and decompresses) the page.
 func (p Page) HTML() ([]byte, error) {
 	f, err := os.Open(p.path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p.path, err)
+	var r io.Reader = f
+	if strings.HasSuffix(p.path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.path, err)
+		}
+		defer zr.Close()
+		r = zr
 	}
-	defer zr.Close()
-	b, err := io.ReadAll(io.LimitReader(zr, maxPageBytes+1))
+	b, err := io.ReadAll(io.LimitReader(r, maxPageBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.path, err)
 	}
@@ -72,6 +84,14 @@ func (p Page) HTML() ([]byte, error) {
 // Load reads the benchmark in dir: ground-truth.json and html/<id>.html.gz.
 // Pages are sorted by ID.
 func Load(dir string) ([]Page, error) {
+	if _, err := os.Stat(filepath.Join(dir, "ground-truth.json")); err != nil {
+		if isDir(filepath.Join(dir, comparisonDir)) {
+			return LoadComparison(dir)
+		}
+		if isDir(filepath.Join(dir, readabilityDir)) {
+			return LoadReadabilityPages(filepath.Join(dir, readabilityDir))
+		}
+	}
 	raw, err := os.ReadFile(filepath.Join(dir, "ground-truth.json"))
 	if err != nil {
 		return nil, fmt.Errorf("extraction benchmark: %w (the directory should hold ground-truth.json and html/)", err)
@@ -162,6 +182,7 @@ type Doc struct {
 	ID        string
 	URL       string
 	Match     Match
+	Snippets  SnippetMatch // snippet sets only
 	Precision float64
 	Recall    float64
 	Err       error // the extractor failed; the prediction counted as empty
@@ -178,7 +199,11 @@ type Report struct {
 	F1        float64 // from the two means
 	Accuracy  float64 // share of exact matches
 	Failures  int     // pages the extractor returned an error for
-	Elapsed   time.Duration
+	// Snippets, for a snippet set, sums the pages' snippet counts; the
+	// figures above then come from those sums, as the trafilatura
+	// evaluation computes them (accuracy: share of snippets right).
+	Snippets *SnippetMatch
+	Elapsed  time.Duration
 }
 
 func f1(p, r float64) float64 {
@@ -217,9 +242,8 @@ func Run(ctx context.Context, pages []Page, ex Extractor, workers int) (*Report,
 				failures++
 				mu.Unlock()
 			}
-			m := Compare(p.Truth, pred)
-			pr, rc := m.PR()
-			docs[i] = Doc{ID: p.ID, URL: p.URL, Match: m, Precision: pr, Recall: rc, Err: exErr}
+			docs[i] = Score(p, pred)
+			docs[i].Err = exErr
 			return nil
 		})
 	}
@@ -229,10 +253,41 @@ func Run(ctx context.Context, pages []Page, ex Extractor, workers int) (*Report,
 	return Summarize(docs, failures, time.Since(start)), nil
 }
 
+// Score scores one prediction for page p: by snippets on a snippet set,
+// else by shingles against the truth.
+func Score(p Page, pred string) Doc {
+	d := Doc{ID: p.ID, URL: p.URL}
+	if p.Snippets() {
+		d.Snippets = CompareSnippets(p.With, p.Without, pred)
+		m := d.Snippets
+		d.Precision, d.Recall = 1, 1
+		if m.TP+m.FP > 0 {
+			d.Precision = float64(m.TP) / float64(m.TP+m.FP)
+		}
+		if m.TP+m.FN > 0 {
+			d.Recall = float64(m.TP) / float64(m.TP+m.FN)
+		}
+		d.Match.Exact = m.FN == 0 && m.FP == 0
+		return d
+	}
+	d.Match = Compare(p.Truth, pred)
+	d.Precision, d.Recall = d.Match.PR()
+	return d
+}
+
 // Summarize averages per-document results.
 func Summarize(docs []Doc, failures int, elapsed time.Duration) *Report {
 	r := &Report{Docs: docs, Failures: failures, Elapsed: elapsed}
 	if len(docs) == 0 {
+		return r
+	}
+	var sm SnippetMatch
+	for _, d := range docs {
+		sm = sm.Add(d.Snippets)
+	}
+	if sm != (SnippetMatch{}) {
+		r.Snippets = &sm
+		r.Precision, r.Recall, r.Accuracy, r.F1 = sm.Scores()
 		return r
 	}
 	exact := 0

@@ -68,6 +68,21 @@ func TestChooseContent(t *testing.T) {
 			want: ExtractorTrafilatura,
 		},
 		{
+			name: "trafilatura found a short block, readability the article",
+			traf: prose("Cookie", 3), read: article,
+			want: ExtractorReadability,
+		},
+		{
+			name: "readability lost the opening paragraph",
+			traf: prose("Lede", 5) + "\n\n" + article + "\n\n" + teasers, read: article,
+			want: ExtractorTrafilatura,
+		},
+		{
+			name: "readability lost only short opening blocks",
+			traf: shortBlocks(4) + "\n\n" + article + "\n\n" + teasers, read: article,
+			want: ExtractorReadability,
+		},
+		{
 			name: "different texts keep trafilatura",
 			traf: article, read: prose("Other", 30),
 			want: ExtractorTrafilatura,
@@ -92,7 +107,8 @@ func TestDropHeadline(t *testing.T) {
 		want, headline  string
 	}{
 		{"h1 dropped", "# Big news today\n\nBody text.", "", "Body text.", "Big news today"},
-		{"h1 dropped whatever the title", "# Big news today\n\nBody text.", "Something else | Site", "Body text.", "Big news today"},
+		{"h1 that is not the title stays", "# Big news today\n\nBody text.", "Something else | Site", "# Big news today\n\nBody text.", ""},
+		{"standfirst set as h2 stays", "## Simon travels to Rome for a taste of polo\n\nBody text.", "Polo in Rome | Magazine", "## Simon travels to Rome for a taste of polo\n\nBody text.", ""},
 		{"h2 matching the title", "## Big news today\n\nBody text.", "Big news today | Site", "Body text.", "Big news today"},
 		{"h2 not matching the title stays", "## Background\n\nBody text.", "Big news today", "## Background\n\nBody text.", ""},
 		{"no heading first", "Intro.\n\n# Big news today\n\nBody.", "Big news today", "Intro.\n\n# Big news today\n\nBody.", ""},
@@ -199,6 +215,40 @@ func TestPlainText(t *testing.T) {
 	for _, tt := range tests {
 		if got := PlainText(tt.in); got != tt.want {
 			t.Errorf("PlainText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDropEdgeLinks(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"[Back to the list](https://x.example/l)\n\nBody one.\n\nBody two.\n\n[Read more »](https://x.example/m)", "Body one.\n\nBody two."},
+		{"Body.\n\n- [Next article](https://x.example/n)", "Body."},
+		{"Body.\n\n[A link with many words that is a sentence of the article](https://x.example/s)", "Body.\n\n[A link with many words that is a sentence of the article](https://x.example/s)"},
+		{"Body with [a link](https://x.example/a) inside.\n\nSee [more](https://x.example/m) here.", "Body with [a link](https://x.example/a) inside.\n\nSee [more](https://x.example/m) here."},
+		{"[Only a link](https://x.example/o)", "[Only a link](https://x.example/o)"},
+	}
+	for _, tt := range tests {
+		if got := dropEdgeLinks(tt.in); got != tt.want {
+			t.Errorf("dropEdgeLinks(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDropComments(t *testing.T) {
+	article := prose("Article", 10)
+	tests := []struct{ in, want string }{
+		{article + "\n\n### 3 Kommentare\n\nAnna: great post!\n\nBen: thanks", article},
+		{article + "\n\nLeave a Reply\n\nYour email will not be published.", article},
+		{article + "\n\n## Комментарии (2)\n\nИван: спасибо", article},
+		// A marker near the start is a link bar, not the end of the article.
+		{"Comments\n\n" + article, "Comments\n\n" + article},
+		// A section of the article is not a comment thread.
+		{article + "\n\n## Response\n\n" + prose("Answer", 5), article + "\n\n## Response\n\n" + prose("Answer", 5)},
+		{article + "\n\nComments are closed for this article because of the subject.", article + "\n\nComments are closed for this article because of the subject."},
+	}
+	for _, tt := range tests {
+		if got := dropComments(tt.in); got != tt.want {
+			t.Errorf("dropComments(%q) = %q", tt.in, got)
 		}
 	}
 }

@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // External reader services.
@@ -49,6 +52,9 @@ type ExternalConfig struct {
 	CheckURL func(rawURL string) error
 	// HTTPClient talks to the service (default: a client with Timeout).
 	HTTPClient *http.Client
+	// Logger, when set, gets one line per failed read with the service's
+	// address, which the error's text leaves out.
+	Logger *slog.Logger
 }
 
 // ExternalReader reads pages through a reader service that renders them
@@ -100,7 +106,20 @@ func NewExternalReader(cfg ExternalConfig) (*ExternalReader, error) {
 func (e *ExternalReader) Service() string { return e.cfg.Service }
 
 // Fetch implements Reader.
-func (e *ExternalReader) Fetch(ctx context.Context, rawURL string) (*Page, error) {
+//
+// Errors name the service (jina, firecrawl) and the page, not the
+// service's address: that is their private detail (errtext), for the log.
+func (e *ExternalReader) Fetch(ctx context.Context, rawURL string) (page *Page, err error) {
+	parent := ctx
+	defer func() {
+		if err == nil {
+			return
+		}
+		err = errtext.At(err, e.cfg.BaseURL)
+		if parent.Err() == nil && e.cfg.Logger != nil {
+			e.cfg.Logger.InfoContext(parent, "reader service failed", "service", e.cfg.Service, "url", rawURL, "err", errtext.Detail(err))
+		}
+	}()
 	rawURL = strings.TrimSpace(rawURL)
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -142,21 +161,20 @@ func (e *ExternalReader) Fetch(ctx context.Context, rawURL string) (*Page, error
 		if errors.As(err, &ue) {
 			err = ue.Err // its text repeats the URL, key-bearing or not
 		}
-		return nil, fmt.Errorf("%s reader: %s: %w", e.cfg.Service, u.Redacted(), err)
+		return nil, fmt.Errorf("%s reader: %s: %w", e.cfg.Service, u.Redacted(), errtext.Net(err))
 	}
 	defer resp.Body.Close()
 	body, truncated, err := readLimited(resp.Body, e.cfg.MaxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s reader: %s: reading the answer: %w", e.cfg.Service, u.Redacted(), err)
+		return nil, fmt.Errorf("%s reader: %s: reading the answer: %w", e.cfg.Service, u.Redacted(), errtext.Net(err))
 	}
 	if truncated {
 		return nil, fmt.Errorf("%s reader: %s: the answer is larger than %d bytes", e.cfg.Service, u.Redacted(), e.cfg.MaxBytes)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, fmt.Errorf("%s reader: %s: the service answered HTTP %d: %s", e.cfg.Service, u.Redacted(),
-			resp.StatusCode, e.redact(serviceError(body)))
+			resp.StatusCode, errtext.Scrub(e.redact(serviceError(body)), e.cfg.BaseURL))
 	}
-	var page *Page
 	switch e.cfg.Service {
 	case ReaderJina:
 		page, err = e.jinaPage(body, u)
@@ -185,7 +203,7 @@ func (e *ExternalReader) jinaPage(body []byte, u *url.URL) (*Page, error) {
 		return nil, fmt.Errorf("the answer is not Jina Reader JSON: %w", err)
 	}
 	if r.Data == nil {
-		return nil, fmt.Errorf("the answer has no data: %s", e.redact(serviceError(body)))
+		return nil, fmt.Errorf("the answer has no data: %s", errtext.Scrub(e.redact(serviceError(body)), e.cfg.BaseURL))
 	}
 	return e.page(r.Data.Title, r.Data.URL, r.Data.Content, r.Data.PublishedTime, u)
 }
@@ -216,7 +234,7 @@ func (e *ExternalReader) firecrawlPage(body []byte, u *url.URL) (*Page, error) {
 		if msg == "" {
 			msg = "success is false"
 		}
-		return nil, fmt.Errorf("the scrape failed: %s", e.redact(msg))
+		return nil, fmt.Errorf("the scrape failed: %s", errtext.Scrub(e.redact(msg), e.cfg.BaseURL))
 	}
 	md := r.Data.Metadata
 	if md.StatusCode != 0 && (md.StatusCode < 200 || md.StatusCode > 299) {
@@ -247,7 +265,7 @@ func (e *ExternalReader) page(title, final, content, published string, u *url.UR
 	if t, err := time.Parse(time.RFC3339, strings.TrimSpace(published)); err == nil {
 		p.Published = t.Format("2006-01-02")
 	}
-	p.Markdown, p.Truncated = trimText(md, e.cfg.MaxChars)
+	p.Truncated = p.setContent(md, e.cfg.MaxChars)
 	return p, nil
 }
 

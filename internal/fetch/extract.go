@@ -1,10 +1,13 @@
 package fetch
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"regexp"
+	"runtime"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -17,6 +20,8 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/sova-ai/sova/internal/isolate"
 )
 
 // minMainChars is the Markdown length below which the trafilatura result
@@ -32,6 +37,7 @@ const baselineChars = 250
 type extraction struct {
 	title, markdown             string
 	author, siteName, published string
+	language                    string // <html lang>, when given
 	extractor                   string // ExtractorTrafilatura or ExtractorReadability
 	cut                         bool   // the document was too long and only its beginning was read
 }
@@ -57,9 +63,73 @@ func Extract(htmlDoc []byte, pageURL string) (title, markdown string, err error)
 	return ex.title, ex.markdown, nil
 }
 
+// maxHTMLBytes bounds the HTML source parsed into a tree: the extractors
+// see at most maxExtractChars characters of it anyway, and the tree costs
+// several times the source in memory.
+const maxHTMLBytes = 5 << 20
+
+// htmlSlots bounds the HTML extractions running at once, those abandoned
+// at their deadline and still running included: a page that keeps the
+// extractors busy holds its slot until they return, so such pages cannot
+// pile up and take every core.
+var htmlSlots = make(chan struct{}, 4*runtime.GOMAXPROCS(0))
+
+// extractHTMLWithin runs extractHTML with a deadline. HTML is read in this
+// process, not in a worker (internal/isolate): pages are the hot path and
+// a worker's start costs far more than extracting a page (see
+// docs/benchmarks.md). The input is bounded (maxHTMLBytes, and the
+// extractors' own limits, prepareDocument), so an extraction ends; one
+// that is still running at the deadline is abandoned and keeps its slot
+// until it returns.
+func extractHTMLWithin(ctx context.Context, timeout time.Duration, src string, pageURL *url.URL) (extraction, error) {
+	select {
+	case htmlSlots <- struct{}{}:
+	case <-ctx.Done():
+		return extraction{}, ctx.Err()
+	}
+	type result struct {
+		ex  extraction
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-htmlSlots }()
+		ex, err := extractHTML(src, pageURL)
+		done <- result{ex, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.ex, r.err
+	case <-timer.C:
+		return extraction{}, &isolate.LimitError{What: "the HTML page", Timeout: timeout}
+	case <-ctx.Done():
+		return extraction{}, ctx.Err()
+	}
+}
+
 // extractHTML finds the main content of a UTF-8 HTML document: trafilatura
 // and go-readability both extract it and chooseContent keeps one.
-func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
+func extractHTML(src string, pageURL *url.URL) (extraction, error) {
+	c, err := extractCandidates(src, pageURL)
+	if err != nil {
+		return extraction{}, err
+	}
+	return c.choose()
+}
+
+// candidates are both extractors' results for one page, before the choice.
+type candidates struct {
+	ex         extraction // metadata
+	traf, read string     // Markdown
+	terr, rerr error
+	doc        *html.Node
+}
+
+// extractCandidates runs both extractors on a UTF-8 HTML document.
+func extractCandidates(src string, pageURL *url.URL) (c candidates, err error) {
+	var ex extraction
 	// The extractors are large third-party code run on hostile input; a
 	// panic in them must fail one page, not the server.
 	defer func() {
@@ -68,9 +138,20 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 		}
 	}()
 
+	cutSource := false
+	if len(src) > maxHTMLBytes {
+		n := maxHTMLBytes
+		for n > 0 && !utf8.RuneStart(src[n]) {
+			n--
+		}
+		src, cutSource = src[:n], true
+	}
 	doc, err := html.Parse(strings.NewReader(src))
 	if err != nil {
-		return extraction{}, fmt.Errorf("parsing HTML: %w", err)
+		return c, fmt.Errorf("parsing HTML: %w", err)
+	}
+	if h := findElement(doc, atom.Html); h != nil {
+		ex.language = cleanLine(attr(h, "lang"))
 	}
 	cut := prepareDocument(doc)
 	linkBase := documentBase(doc, pageURL)
@@ -108,7 +189,7 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 		if res.ContentNode != nil {
 			restoreSpaces(res.ContentNode, original)
 			if trafMD, err = toMarkdown(res.ContentNode, linkBase); err != nil {
-				return extraction{}, err
+				return c, err
 			}
 			if utf8.RuneCountInString(res.ContentText) < baselineChars {
 				trafMD = dropRepeatedBlocks(trafMD)
@@ -121,7 +202,7 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 	art, rerr := rp.ParseDocument(doc, pageURL)
 	if rerr == nil && art.Node != nil {
 		if readMD, err = toMarkdown(art.Node, linkBase); err != nil {
-			return extraction{}, err
+			return c, err
 		}
 		if ex.title == "" {
 			ex.title = cleanLine(art.Title)
@@ -136,6 +217,16 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 			ex.published = art.PublishedTime.Format("2006-01-02")
 		}
 	}
+	c.traf, c.read, c.terr, c.rerr, c.doc = trafMD, readMD, terr, rerr, doc
+	ex.cut = cut || cutSource
+	c.ex = ex
+	return c, nil
+}
+
+// choose keeps one of the candidates' texts (see chooseContent) and fills
+// in the title.
+func (c candidates) choose() (extraction, error) {
+	ex, trafMD, readMD, terr, rerr, doc := c.ex, c.traf, c.read, c.terr, c.rerr, c.doc
 	if utf8.RuneCountInString(trafMD) < minMainChars {
 		// Trafilatura found (almost) nothing: the longer text wins.
 		ex.markdown, ex.extractor = trafMD, ExtractorTrafilatura
@@ -146,6 +237,7 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 		ex.markdown, ex.extractor = chooseContent(trafMD, readMD)
 	}
 	var headline string
+	ex.markdown = dropEdgeLinks(dropComments(ex.markdown))
 	ex.markdown, headline = dropHeadline(ex.markdown, ex.title)
 	if ex.title == "" {
 		ex.title = headline
@@ -157,7 +249,6 @@ func extractHTML(src string, pageURL *url.URL) (ex extraction, err error) {
 	if ex.title == "" {
 		ex.title = documentTitle(doc)
 	}
-	ex.cut = cut
 	return ex, nil
 }
 
@@ -191,7 +282,12 @@ func stripInactive(n *html.Node) {
 			switch c.DataAtom {
 			case atom.Script:
 				drop = !strings.EqualFold(strings.TrimSpace(attr(c, "type")), "application/ld+json")
-			case atom.Style, atom.Noscript, atom.Template, atom.Iframe, atom.Frame,
+			case atom.Noscript:
+				if keepNoscript(n, c) {
+					continue
+				}
+				drop = true
+			case atom.Style, atom.Template, atom.Iframe, atom.Frame,
 				atom.Object, atom.Embed, atom.Applet, atom.Svg, atom.Canvas:
 				drop = true
 			}
@@ -204,9 +300,72 @@ func stripInactive(n *html.Node) {
 	}
 }
 
+// noscriptChars is the text length from which a <noscript> element in the
+// body is kept: a page without scripts shows it, and some blog engines put
+// the whole post there. Shorter ones are "enable JavaScript" notices and
+// tracking pixels.
+const noscriptChars = 200
+
+// keepNoscript replaces a <noscript> element of the body that holds at
+// least noscriptChars characters of text with its content, parsed as HTML
+// (the parser, scripting on, keeps it as raw text), and reports whether it
+// did.
+func keepNoscript(parent, ns *html.Node) bool {
+	if ns.FirstChild == nil || ns.FirstChild != ns.LastChild || ns.FirstChild.Type != html.TextNode || !inBody(parent) {
+		return false
+	}
+	raw := ns.FirstChild.Data
+	if len(raw) < noscriptChars {
+		return false
+	}
+	nodes, err := html.ParseFragment(strings.NewReader(raw), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+	if err != nil {
+		return false
+	}
+	wrap := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	for _, n := range nodes {
+		wrap.AppendChild(n)
+	}
+	stripInactive(wrap)
+	if countChars(textContent(wrap)) < noscriptChars {
+		return false
+	}
+	parent.InsertBefore(wrap, ns)
+	parent.RemoveChild(ns)
+	return true
+}
+
+func inBody(n *html.Node) bool {
+	for ; n != nil; n = n.Parent {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Body {
+			return true
+		}
+	}
+	return false
+}
+
+// countChars counts the characters of s as a reader sees them: a run of
+// whitespace is one character.
+func countChars(s string) int {
+	n, space := 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			if !space {
+				n++
+			}
+			space = true
+			continue
+		}
+		space = false
+		n++
+	}
+	return n
+}
+
 // pruneDocument removes everything after the first maxChars characters of
-// text (JSON-LD script text not counted) or maxElems elements, and reports
-// whether it removed anything.
+// text (JSON-LD script text not counted; a run of whitespace counts as one
+// character, so that indentation does not use up the budget) or maxElems
+// elements, and reports whether it removed anything.
 func pruneDocument(doc *html.Node, maxChars, maxElems int) bool {
 	chars, elems := 0, 0
 	var over *html.Node              // the element that went over the element budget
@@ -214,18 +373,22 @@ func pruneDocument(doc *html.Node, maxChars, maxElems int) bool {
 	walk = func(n *html.Node) bool {
 		switch n.Type {
 		case html.TextNode:
-			l := utf8.RuneCountInString(n.Data)
+			l := countChars(n.Data)
 			if chars+l <= maxChars {
 				chars += l
 				return false
 			}
-			keep := maxChars - chars
-			for i := range n.Data {
-				if keep == 0 {
-					n.Data = n.Data[:i]
-					break
+			keep, space := maxChars-chars, false
+			for i, r := range n.Data {
+				isSpace := unicode.IsSpace(r)
+				if !isSpace || !space {
+					if keep == 0 {
+						n.Data = n.Data[:i]
+						break
+					}
+					keep--
 				}
-				keep--
+				space = isSpace
 			}
 			chars = maxChars
 			return true

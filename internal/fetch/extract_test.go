@@ -158,9 +158,33 @@ func TestPruneDocument(t *testing.T) {
 		t.Errorf("text after pruning to 5 elements = %q", got)
 	}
 
+	// Indentation counts as one character a run.
+	doc = parse("<html><body>" + strings.Repeat("\n"+strings.Repeat(" ", 40)+"<div>", 20) + "<p>the article</p></body></html>")
+	if pruneDocument(doc, 40, 1000) {
+		t.Errorf("indentation used up the budget: %q", collapseSpace(textContent(doc)))
+	}
+
 	doc = parse(`<html><head><script type="application/ld+json">{"articleBody":"` + strings.Repeat("x", 50) + `"}</script></head><body><p>kept</p></body></html>`)
 	if pruneDocument(doc, 10, 1000) {
 		t.Error("JSON-LD text counted against the budget")
+	}
+}
+
+func TestNoscriptPostKept(t *testing.T) {
+	post := strings.Repeat("The post is in a noscript element, as some blog engines write it. ", 6)
+	doc, _ := html.Parse(strings.NewReader(`<html><head><noscript><img src="pixel.gif"></noscript></head><body>` +
+		`<noscript><p>Please enable JavaScript.</p></noscript><div id="app"></div><noscript><article><p>` + post + `</p><script>x()</script></article></noscript></body></html>`))
+	stripInactive(doc)
+	var b strings.Builder
+	_ = html.Render(&b, doc)
+	out := b.String()
+	if !strings.Contains(out, "<article><p>The post is in") {
+		t.Errorf("the post in <noscript> was not kept as HTML: %s", out)
+	}
+	for _, gone := range []string{"enable JavaScript", "pixel", "x()", "<noscript"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("%q survived: %s", gone, out)
+		}
 	}
 }
 

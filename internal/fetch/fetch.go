@@ -50,9 +50,11 @@
 // Markdown: links absolute (http and https only; other links keep just
 // their text), images dropped, the headline moved to Page.Title, and
 // scripts, styles, noscript, iframes and other embedded content removed
-// before extraction. text/plain and text/markdown pass through. PDF
-// documents are read as text (see extractPDF); a PDF larger than MaxBytes
-// fails with ErrPDFTooLarge, since it cannot be read in part. Other types
+// before extraction (a <noscript> with a post's worth of text is kept as
+// HTML). text/plain and text/markdown pass through. PDF
+// documents are read as text (see extractPDF) in a worker process under
+// Config.Parse (see internal/isolate); a PDF larger than MaxBytes fails
+// with ErrPDFTooLarge, since it cannot be read in part. Other types
 // fail with ErrUnsupportedType, decided from the Content-Type header before
 // the body is read (a missing or octet-stream type is sniffed from the
 // body). The
@@ -67,9 +69,13 @@
 // decompression); a larger page is not an error: what was read is used and
 // the Page is marked Truncated. The extractors see at most the first
 // 200,000 characters of text or 30,000 elements of a page (their cost
-// grows faster than linearly), again marking it Truncated. The extracted
-// Markdown is trimmed to Config.MaxChars characters at a paragraph,
-// sentence or word boundary.
+// grows faster than linearly), again marking it Truncated; HTML over
+// maxHTMLBytes is cut before it is parsed, and an extraction that takes
+// longer than Config.Parse.Timeout is abandoned (see extractHTMLWithin).
+// The extracted Markdown is trimmed to Config.MaxChars characters at a
+// paragraph, sentence or word boundary; a trimmed page keeps its whole
+// content in Page.Content, from which Page.Excerpt picks the passages that
+// match a question within the same budget (SelectPassages).
 package fetch
 
 import (
@@ -77,6 +83,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net"
 	"net/http"
@@ -84,6 +91,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sova-ai/sova/internal/errtext"
+	"github.com/sova-ai/sova/internal/isolate"
 )
 
 // Defaults used for zero Config fields.
@@ -119,6 +129,14 @@ type Config struct {
 	// package documentation for what the guard can still check through a
 	// proxy.
 	Proxy string
+	// Parse limits the reading of a page's content (SOVA_PARSE_TIMEOUT,
+	// SOVA_PARSE_MEMORY): a PDF is read in a worker process under both
+	// limits; HTML extraction, in this process, under the time limit.
+	Parse isolate.Limits
+	// Logger, when set, gets one line per failed fetch with what the
+	// error's text leaves out (the address a host resolved to, a
+	// network error as it was).
+	Logger *slog.Logger
 }
 
 // Validate reports configuration mistakes an operator should fix, such as
@@ -142,6 +160,9 @@ func (c Config) Validate() error {
 	if c.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("fetch timeout must not be negative, got %s", c.Timeout))
 	}
+	if c.Parse.Timeout < 0 || c.Parse.Memory < 0 {
+		errs = append(errs, fmt.Errorf("parse limits must not be negative, got %s and %d bytes", c.Parse.Timeout, c.Parse.Memory))
+	}
 	return errors.Join(errs...)
 }
 
@@ -162,6 +183,9 @@ func (c Config) withDefaults() Config {
 	}
 	if strings.TrimSpace(c.UserAgent) == "" {
 		c.UserAgent = DefaultUserAgent
+	}
+	if c.Parse.Timeout <= 0 {
+		c.Parse.Timeout = isolate.DefaultTimeout
 	}
 	return c
 }
@@ -197,6 +221,38 @@ type Page struct {
 	Published string // publication date as YYYY-MM-DD, when found
 	Author    string
 	SiteName  string
+	Language  string `json:",omitempty"` // as the page declares it (<html lang>), when it does
+	// Content is the whole main content when Markdown had to be trimmed
+	// (at most MaxContentChars characters; empty otherwise), and Budget
+	// the length it was trimmed to: Excerpt picks from Content the
+	// passages that answer a question, within the same budget.
+	Content string `json:",omitempty"`
+	Budget  int    `json:",omitempty"`
+}
+
+// MaxContentChars bounds Page.Content.
+const MaxContentChars = 100_000
+
+// Excerpt is the page's text to read for a question: with Content, the
+// passages that best match queries within Budget characters (see
+// SelectPassages); without, Markdown as it is.
+func (p *Page) Excerpt(queries ...string) Excerpt {
+	if p.Content == "" || p.Budget <= 0 {
+		return Excerpt{Markdown: p.Markdown, Whole: !p.Truncated}
+	}
+	return SelectPassages(p.Content, queries, p.Budget)
+}
+
+// setContent fills Markdown, trimmed to maxChars, and, when it was
+// trimmed, Content and Budget. It reports whether it trimmed.
+func (p *Page) setContent(md string, maxChars int) bool {
+	var trimmed bool
+	p.Markdown, trimmed = trimText(md, maxChars)
+	if trimmed {
+		p.Content, _ = trimText(md, MaxContentChars)
+		p.Budget = maxChars
+	}
+	return trimmed
 }
 
 // ErrUnsupportedType is matched (errors.Is) when a response is neither
@@ -309,6 +365,7 @@ func (f *Fetcher) dialContext(ctx context.Context, network, addr string) (net.Co
 		var be *BlockedError
 		if errors.As(err, &be) && be.Host == "" {
 			be.Host = host
+			be.resolved = net.ParseIP(host) == nil
 		}
 		return nil, err
 	}
@@ -330,7 +387,12 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 // Errors match ErrBlocked when the guard refuses an address,
 // ErrUnsupportedType for content that is not HTML or text,
 // ErrTooManyRedirects, ErrNoContent, and *StatusError for non-2xx answers.
-func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
+func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (page *Page, err error) {
+	defer func() {
+		if err != nil && ctx.Err() == nil && f.cfg.Logger != nil {
+			f.cfg.Logger.InfoContext(ctx, "page fetch failed", "url", rawURL, "err", errtext.Detail(err))
+		}
+	}()
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {
 		return nil, fmt.Errorf("fetch %q: not a valid URL: %w", rawURL, err)
@@ -381,7 +443,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 		}
 	}
 
-	page := &Page{
+	page = &Page{
 		URL:         final.String(),
 		ContentType: mediaType,
 		Status:      resp.StatusCode,
@@ -389,16 +451,20 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 	var ex extraction
 	switch kind {
 	case kindHTML:
-		ex, err = extractHTML(decode(body, header), final)
+		ex, err = extractHTMLWithin(fctx, f.cfg.Parse.Timeout, decode(body, header), final)
 	case kindPDF:
 		if truncated {
 			return nil, fmt.Errorf("fetch %s: %w", final.Redacted(), ErrPDFTooLarge)
 		}
-		ex, err = extractPDF(fctx, body)
+		ex, err = f.readPDF(fctx, body)
 	default:
 		ex = extractText(decode(body, header), mediaType)
 	}
 	if err != nil {
+		if ctx.Err() == nil && fctx.Err() != nil {
+			// The fetch's own deadline passed while the content was read.
+			return nil, fmt.Errorf("fetch %s: timed out after %s: %w", final.Redacted(), f.cfg.Timeout, err)
+		}
 		return nil, fmt.Errorf("fetch %s: %w", final.Redacted(), err)
 	}
 	if strings.TrimSpace(ex.markdown) == "" {
@@ -409,9 +475,9 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 	page.Author = ex.author
 	page.SiteName = ex.siteName
 	page.Published = ex.published
+	page.Language = ex.language
 	page.Chars = utf8.RuneCountInString(ex.markdown)
-	var trimmed bool
-	page.Markdown, trimmed = trimText(ex.markdown, f.cfg.MaxChars)
+	trimmed := page.setContent(ex.markdown, f.cfg.MaxChars)
 	page.Truncated = truncated || trimmed || ex.cut
 	return page, nil
 }
@@ -419,22 +485,38 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Page, error) {
 // requestError wraps a transport error with the URL and, when the
 // fetcher's own deadline expired (not the caller's), a plain statement of
 // the timeout.
+//
+// The page's URL is the run's own business and stays in the text; the
+// addresses a network error names (what the host resolved to, the proxy)
+// do not: they are the error's private detail (errtext), for the log.
 func (f *Fetcher) requestError(parent context.Context, u *url.URL, err error) error {
 	// Unwrap *url.Error so the message does not repeat the URL.
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
+	// A refusal of the guard speaks for itself; the dial error around it
+	// would name the address the host resolved to.
+	var (
+		be *BlockedError
+		op *net.OpError
+	)
+	if errors.As(err, &op) && errors.As(op.Err, &be) {
+		return fmt.Errorf("fetch %s: %w", u.Redacted(), be)
+	}
+	if errors.As(err, &be) {
+		return fmt.Errorf("fetch %s: %w", u.Redacted(), err) // a redirect refused: its target is in the text
+	}
 	if perr := parent.Err(); perr != nil {
 		if !errors.Is(err, perr) {
-			err = fmt.Errorf("%w (%w)", perr, err)
+			err = fmt.Errorf("%w (%w)", perr, errtext.Net(err))
 		}
 		return fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
-		return fmt.Errorf("fetch %s: timed out after %s: %w", u.Redacted(), f.cfg.Timeout, err)
+		return fmt.Errorf("fetch %s: %w", u.Redacted(), errtext.Hide(fmt.Sprintf("timed out after %s", f.cfg.Timeout), err))
 	}
-	return fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+	return fmt.Errorf("fetch %s: %w", u.Redacted(), errtext.Net(err))
 }
 
 func isTimeout(err error) bool {

@@ -26,7 +26,7 @@ func newTestFetcher(t *testing.T, cfg Config) *Fetcher {
 		cfg.AllowHosts = []string{"127.0.0.1"}
 	}
 	if cfg.Timeout == 0 {
-		cfg.Timeout = 5 * time.Second
+		cfg.Timeout = 5 * time.Second * slow // a PDF starts a worker process
 	}
 	f := New(cfg)
 	t.Cleanup(f.Client().CloseIdleConnections)

@@ -21,15 +21,33 @@ const AllowHostsEnv = "SOVA_FETCH_ALLOW_HOSTS"
 var ErrBlocked = errors.New("address refused by the fetch guard")
 
 // BlockedError reports a URL, host or IP address the guard refused.
+//
+// Its text reaches the people who use Sova (a page that could not be
+// read), so when a host name resolved to the refused address, the address
+// is left out of it: that is how the host's network is laid out, for the
+// log only (Private).
 type BlockedError struct {
 	Host   string     // host name as written in the URL, if known
 	IP     netip.Addr // the refused address; invalid when the refusal is by name or scheme
 	Reason string     // why it is refused, e.g. "loopback address"
+	// resolved is set when Host is a name that resolved to IP.
+	resolved bool
+}
+
+// Private is the address a host name resolved to.
+func (e *BlockedError) Private() string {
+	if !e.resolved || !e.IP.IsValid() {
+		return ""
+	}
+	return e.Host + " resolved to " + e.IP.String()
 }
 
 func (e *BlockedError) Error() string {
 	var b strings.Builder
 	switch {
+	case e.resolved && e.Host != "":
+		fmt.Fprintf(&b, "refused to connect to %s: it resolves to a %s; if it must be reachable, add %q to %s", e.Host, e.Reason, e.Host, AllowHostsEnv)
+		return b.String()
 	case e.IP.IsValid() && e.Host != "" && e.Host != e.IP.String():
 		fmt.Fprintf(&b, "refused to connect to %s (%s): %s", e.Host, e.IP, e.Reason)
 	case e.IP.IsValid():

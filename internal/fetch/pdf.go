@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +12,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
+
+	"github.com/sova-ai/sova/internal/isolate"
+	"github.com/sova-ai/sova/internal/pdfpages"
 )
 
 // maxPDFPages bounds how many pages of a PDF are read; the text is trimmed
@@ -22,14 +26,54 @@ const maxPDFPages = 60
 // index sits at the end).
 var ErrPDFTooLarge = errors.New("the PDF is larger than the fetch size limit (SOVA_FETCH_MAX_BYTES)")
 
+// pdfKind is the isolated worker that reads a PDF found on the web.
+const pdfKind = "fetch.pdf"
+
+func init() {
+	isolate.Register(pdfKind, "the PDF", pdfWorker, ErrNoContent, pdfpages.ErrPageTree, pdfpages.ErrTooManyPages)
+}
+
+// pdfResult is what the worker sends back.
+type pdfResult struct {
+	Title, Author, Markdown string
+	Cut                     bool
+}
+
+// readPDF extracts the text of a PDF in a worker process, under the
+// fetcher's parse limits: a PDF is parsed by a third-party library that
+// loops forever or swells on crafted files, and only a process can be
+// stopped (see internal/isolate).
+func (f *Fetcher) readPDF(ctx context.Context, body []byte) (extraction, error) {
+	out, err := isolate.Run(ctx, f.cfg.Parse, pdfKind, body)
+	if err != nil {
+		return extraction{}, err
+	}
+	var r pdfResult
+	if err := gob.NewDecoder(bytes.NewReader(out)).Decode(&r); err != nil {
+		return extraction{}, fmt.Errorf("reading the PDF: %w", err)
+	}
+	return extraction{title: r.Title, author: r.Author, markdown: r.Markdown, cut: r.Cut}, nil
+}
+
+func pdfWorker(body []byte) ([]byte, error) {
+	ex, err := extractPDF(body)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	err = gob.NewEncoder(&b).Encode(pdfResult{Title: ex.title, Author: ex.author, Markdown: ex.markdown, Cut: ex.cut})
+	return b.Bytes(), err
+}
+
 // extractPDF reads the text of a PDF document: the pages' text in content
 // order, words separated where the glyphs leave a gap, lines joined into
 // paragraphs, paragraphs separated by blank lines. The title and author
 // come from the document information dictionary. It stops after
 // maxPDFPages pages or maxExtractChars characters, marking the result cut.
-func extractPDF(ctx context.Context, body []byte) (ex extraction, err error) {
-	// The parser panics on some malformed files; one bad PDF must fail
-	// only its own fetch.
+// A page tree the library cannot walk is refused (pdfpages). It runs in
+// the worker process (readPDF).
+func extractPDF(body []byte) (ex extraction, err error) {
+	// The parser panics on some malformed files.
 	defer func() {
 		if r := recover(); r != nil {
 			ex, err = extraction{}, fmt.Errorf("reading the PDF failed: %v", r)
@@ -43,19 +87,16 @@ func extractPDF(ctx context.Context, body []byte) (ex extraction, err error) {
 	ex.title = cleanLine(info.Key("Title").Text())
 	ex.author = cleanLine(info.Key("Author").Text())
 
-	pages := r.NumPage()
+	pages, more, err := pdfpages.Pages(r, maxPDFPages)
+	if err != nil {
+		return extraction{}, err
+	}
+	ex.cut = more
 	var b strings.Builder
-	for i := 1; i <= pages; i++ {
-		if err := ctx.Err(); err != nil {
-			return extraction{}, err
-		}
-		if i > maxPDFPages || utf8.RuneCountInString(b.String()) > maxExtractChars {
+	for _, p := range pages {
+		if utf8.RuneCountInString(b.String()) > maxExtractChars {
 			ex.cut = true
 			break
-		}
-		p := r.Page(i)
-		if p.V.IsNull() {
-			continue
 		}
 		text := pageText(p.Content().Text)
 		if text == "" {

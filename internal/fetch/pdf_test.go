@@ -121,7 +121,7 @@ func TestPDFWithoutText(t *testing.T) {
 	if err := doc.Output(&b); err != nil {
 		t.Fatal(err)
 	}
-	_, err := extractPDF(context.Background(), b.Bytes())
+	_, err := extractPDF(b.Bytes())
 	if !errors.Is(err, ErrNoContent) {
 		t.Fatalf("err = %v, want ErrNoContent", err)
 	}

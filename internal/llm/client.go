@@ -17,6 +17,8 @@ import (
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // Defaults for zero Config fields.
@@ -198,13 +200,25 @@ func (c *Client) ListModels(ctx context.Context) ([]string, error) {
 	defer cancel()
 	page, err := k.sdk.Models.List(actx, option.WithMiddleware(k.guard("", false)))
 	if err != nil {
-		return nil, k.classify(ctx, actx, "", err)
+		err = k.classify(ctx, actx, "", err)
+		k.logFailure(ctx, "", err)
+		return nil, err
 	}
 	ids := make([]string, 0, len(page.Data))
 	for _, m := range page.Data {
 		ids = append(ids, m.ID)
 	}
 	return ids, nil
+}
+
+// logFailure records a failed call in the log, once, with what its error
+// keeps from clients: the endpoint's address and the network error as it
+// was. A call stopped by its context did not fail.
+func (k *core) logFailure(ctx context.Context, model string, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	k.log.WarnContext(ctx, "model call failed", "model", model, "err", errtext.Detail(err))
 }
 
 // call is one logical request: its retries and, on overload, the fallback.
@@ -226,13 +240,16 @@ func (c *Client) run(ctx context.Context, req Request, stream bool, onText func(
 	if err != nil {
 		fb := k.cfg.FallbackModel
 		if fb == "" || fb == model || cl.delivered || ctx.Err() != nil || !overloadError(err) {
+			k.logFailure(ctx, model, err)
 			return nil, err
 		}
-		k.log.WarnContext(ctx, "model overloaded, using fallback model", "model", model, "fallback", fb, "error", err)
+		k.log.WarnContext(ctx, "model overloaded, using fallback model", "model", model, "fallback", fb, "err", errtext.Detail(err))
 		var ferr error
 		resp, ferr = k.withRetries(ctx, fb, cl)
 		if ferr != nil {
-			return nil, fmt.Errorf("%w; fallback model %q also failed: %w", err, fb, ferr)
+			err = fmt.Errorf("%w; fallback model %q also failed: %w", err, fb, ferr)
+			k.logFailure(ctx, model, err)
+			return nil, err
 		}
 	}
 	MeterFrom(ctx).Add(resp.Usage)

@@ -1,14 +1,17 @@
 package llm_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova/internal/errtext"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 )
@@ -395,10 +398,13 @@ func TestNetworkErrorClosedServer(t *testing.T) {
 		t.Fatal("want error")
 	}
 	// Nothing listens any more: a refused connection is not retried.
-	for _, want := range []string{"the model endpoint " + srv.URL() + " cannot be reached: connection refused", "SOVA_LLM_BASE_URL"} {
+	for _, want := range []string{"the model endpoint cannot be reached: connection refused", "SOVA_LLM_BASE_URL"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("err %q lacks %q", err, want)
 		}
+	}
+	if d := errtext.Detail(err); !strings.Contains(d, "endpoint "+srv.URL()) {
+		t.Errorf("detail %q lacks the endpoint", d)
 	}
 	if time.Since(start) > 3*time.Second {
 		t.Errorf("took %s", time.Since(start))
@@ -757,5 +763,65 @@ func TestRequestValidation(t *testing.T) {
 	}
 	if srv.Count() != 0 {
 		t.Errorf("invalid requests reached the server: %d", srv.Count())
+	}
+}
+
+// What a failed call's error says reaches clients (the stream's error
+// part, the stored message): it names the model endpoint by its role, and
+// what failed and why, never its address or the addresses a proxy in
+// front of it names. The log gets one line per failed call, with them.
+func TestErrorsNameNoAddress(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(srv *llmtest.Server) // a closed server: no setup
+		want  string
+	}{
+		{"overloaded", func(srv *llmtest.Server) {
+			srv.Enqueue(llmtest.Fail(503, "upstream http://10.20.30.40:8000/v1 is overloaded; vllm-2:8000 too"))
+		}, "the model endpoint answered 503 Service Unavailable for model \"main-model\": upstream [address] is overloaded; [address] too — the model is overloaded"},
+		{"garbage", func(srv *llmtest.Server) {
+			srv.Enqueue(llmtest.Reply{ErrorBody: "<html>proxy 10.20.30.40 says hi</html>"})
+		}, "the model endpoint sent an invalid response: body is not valid JSON"},
+		{"refused", nil, "the model endpoint cannot be reached: connection refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.New(t)
+			if tt.setup != nil {
+				tt.setup(srv)
+			} else {
+				srv.Close()
+			}
+			var logs bytes.Buffer
+			c := newClient(t, srv, func(cfg *llm.Config) {
+				cfg.MaxRetries = -1
+				cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			})
+			_, err := c.Complete(context.Background(), ask("q"))
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			host := strings.TrimPrefix(srv.URL(), "http://")
+			host, _, _ = strings.Cut(host, "/")
+			msg := err.Error()
+			if !strings.Contains(msg, tt.want) {
+				t.Errorf("error %q lacks %q", msg, tt.want)
+			}
+			for _, addr := range []string{host, "127.0.0.1", "10.20.30.40", "vllm-2", "http://"} {
+				if strings.Contains(msg, addr) {
+					t.Errorf("error %q shows %q", msg, addr)
+				}
+			}
+			out := logs.String()
+			if n := strings.Count(out, "model call failed"); n != 1 || strings.Count(out, "\n") != 1 {
+				t.Errorf("want one log line for the failure, got:\n%s", out)
+			}
+			if !strings.Contains(out, srv.URL()) {
+				t.Errorf("the log lacks the endpoint %s:\n%s", srv.URL(), out)
+			}
+			if tt.name == "overloaded" && !strings.Contains(out, "10.20.30.40:8000") {
+				t.Errorf("the log lacks the server's own message:\n%s", out)
+			}
+		})
 	}
 }

@@ -54,7 +54,9 @@ func (c *Client) embedBatch(ctx context.Context, inputs []string) ([][]float64, 
 			return nil, fmt.Errorf("embedding model %s: %w", model, err)
 		}
 		if !retryable(err) || attempt >= k.cfg.MaxRetries {
-			return nil, finalError(model, attempt+1, err)
+			err = finalError(model, attempt+1, err)
+			k.logFailure(ctx, model, err)
+			return nil, err
 		}
 		if serr := sleep(ctx, k.backoff(attempt, err)); serr != nil {
 			return nil, fmt.Errorf("embedding model %s: stopped waiting to retry after %w: %w", model, err, serr)

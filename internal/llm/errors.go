@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,19 +20,27 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // APIError is an error answer from the model endpoint: an HTTP error
 // status, or an error event in the middle of a stream (StatusCode 0 unless
 // the event carried one). Use errors.As to get it from any error this
 // package returns.
+//
+// The text of every error of this package names the model endpoint by its
+// role, never by its address: that text reaches clients. The address is
+// the errors' private detail (errtext.Detail), and the client logs it once
+// per failed call.
 type APIError struct {
 	StatusCode int
 	Type       string
 	Code       string
 	Message    string
 	Param      string
-	// Endpoint is the configured base URL, without credentials.
+	// Endpoint is the configured base URL, without credentials. It is
+	// kept out of Error(), whose text clients see; Private has it.
 	Endpoint string
 	// Model is the model the failed request asked for.
 	Model string
@@ -44,19 +53,22 @@ type APIError struct {
 	body string
 }
 
+// Error says what the endpoint answered, for whom the run is for: the
+// status, the model, the server's message with any address in it scrubbed,
+// and what to do. The endpoint's address is not in it (see Private).
 func (e *APIError) Error() string {
 	var b strings.Builder
 	if e.StatusCode > 0 {
-		fmt.Fprintf(&b, "model endpoint %s answered %d %s", e.Endpoint, e.StatusCode, http.StatusText(e.StatusCode))
+		fmt.Fprintf(&b, "the model endpoint answered %d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	} else {
-		fmt.Fprintf(&b, "model endpoint %s reported an error while streaming", e.Endpoint)
+		b.WriteString("the model endpoint reported an error while streaming")
 	}
 	if e.Model != "" {
 		fmt.Fprintf(&b, " for model %q", e.Model)
 	}
-	if e.Message != "" {
+	if msg := e.publicMessage(); msg != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Message)
+		b.WriteString(msg)
 	} else if e.Type != "" || e.Code != "" {
 		b.WriteString(": ")
 		b.WriteString(strings.Trim(e.Type+" "+e.Code, " "))
@@ -66,6 +78,23 @@ func (e *APIError) Error() string {
 		b.WriteString(h)
 	}
 	return b.String()
+}
+
+// Private is the endpoint's address and, when scrubbing changed it, the
+// server's message as sent: for the log (errtext.Detail).
+func (e *APIError) Private() string {
+	d := "endpoint " + e.Endpoint
+	if msg := e.publicMessage(); msg != e.Message {
+		d += ", which said: " + e.Message
+	}
+	return d
+}
+
+// publicMessage is the server's message without addresses: proxies in
+// front of a model (LiteLLM, gateways) name the upstreams they could not
+// reach.
+func (e *APIError) publicMessage() string {
+	return errtext.Scrub(e.Message, e.Endpoint, hostOf(e.Endpoint))
 }
 
 func (e *APIError) hint() string {
@@ -136,18 +165,27 @@ func (e *transportError) permanent() bool { return e.reason != "" }
 
 func (e *transportError) Error() string {
 	if e.permanent() {
-		return fmt.Sprintf("the model endpoint %s cannot be reached: %s — %s", e.endpoint, e.reason, e.fix)
+		return fmt.Sprintf("the model endpoint cannot be reached: %s — %s", e.reason, e.fix)
 	}
 	if e.midStream && e.timeout > 0 {
-		return fmt.Sprintf("model endpoint %s stopped streaming for %s — raise SOVA_LLM_TIMEOUT or check the model server", e.endpoint, e.timeout)
+		return fmt.Sprintf("the model endpoint stopped streaming for %s — raise SOVA_LLM_TIMEOUT or check the model server", e.timeout)
 	}
 	if e.midStream {
-		return fmt.Sprintf("connection to model endpoint %s broke mid-stream: %v", e.endpoint, e.err)
+		return "the connection to the model endpoint broke mid-stream: " + errtext.Network(e.err)
 	}
 	if e.timeout > 0 {
-		return fmt.Sprintf("model endpoint %s did not answer within %s — raise SOVA_LLM_TIMEOUT or check the model server", e.endpoint, e.timeout)
+		return fmt.Sprintf("the model endpoint did not answer within %s — raise SOVA_LLM_TIMEOUT or check the model server", e.timeout)
 	}
-	return fmt.Sprintf("cannot reach model endpoint %s: %v — check SOVA_LLM_BASE_URL and that the model server is running", e.endpoint, e.err)
+	return "cannot reach the model endpoint: " + errtext.Network(e.err) + " — check SOVA_LLM_BASE_URL and that the model server is running"
+}
+
+// Private is the endpoint's address and the network error as it was.
+func (e *transportError) Private() string {
+	d := "endpoint " + e.endpoint
+	if e.err != nil {
+		d += ": " + e.err.Error()
+	}
+	return d
 }
 
 func (e *transportError) Unwrap() error { return e.err }
@@ -163,12 +201,15 @@ type badResponseError struct {
 }
 
 func (e *badResponseError) Error() string {
-	msg := fmt.Sprintf("model endpoint %s sent an invalid response: %s", e.endpoint, e.detail)
+	msg := "the model endpoint sent an invalid response: " + errtext.Scrub(e.detail, e.endpoint, hostOf(e.endpoint))
 	if e.err != nil {
-		msg += ": " + e.err.Error()
+		msg += ": " + errtext.Scrub(e.err.Error(), e.endpoint, hostOf(e.endpoint))
 	}
 	return msg
 }
+
+// Private is the endpoint's address.
+func (e *badResponseError) Private() string { return "endpoint " + e.endpoint }
 
 func (e *badResponseError) Unwrap() error { return e.err }
 
@@ -196,8 +237,7 @@ func retryable(err error) bool {
 func permanentNetError(err error) (reason, fix string, ok bool) {
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
-		return fmt.Sprintf("no such host %q", dnsErr.Name),
-			"check the host name in SOVA_LLM_BASE_URL", true
+		return "no such host", "check the host name in SOVA_LLM_BASE_URL", true
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return "connection refused",
@@ -226,11 +266,11 @@ func untrustedCertificate(err error) string {
 	case errors.As(err, &unknownCA):
 		return "its TLS certificate is signed by an unknown authority"
 	case errors.As(err, &badHost):
-		return "its TLS certificate is not valid for " + badHost.Host
+		return "its TLS certificate is not valid for the host name in SOVA_LLM_BASE_URL"
 	case errors.As(err, &badCert):
-		return "its TLS certificate is invalid: " + badCert.Error()
+		return "its TLS certificate is invalid: " + errtext.Scrub(badCert.Error())
 	case errors.As(err, &verify):
-		return "its TLS certificate failed verification: " + verify.Err.Error()
+		return "its TLS certificate failed verification: " + errtext.Scrub(verify.Err.Error())
 	}
 	return ""
 }
@@ -471,6 +511,14 @@ func (k *core) redact(s string) string {
 		s = strings.ReplaceAll(s, key, "[redacted]")
 	}
 	return s
+}
+
+// hostOf is the host:port of an endpoint URL ("" when it has none).
+func hostOf(endpoint string) string {
+	if u, err := url.Parse(endpoint); err == nil {
+		return u.Host
+	}
+	return ""
 }
 
 func snippet(b []byte) string {

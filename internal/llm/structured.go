@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -70,7 +71,11 @@ func (m formatMode) String() string {
 // Structured asks for a reply that is a JSON object matching T's schema
 // (derived with jsonschema.For; T must be a struct) and decodes it.
 //
-// The reply is validated against the schema and, if T or *T has a
+// A reply that is not valid JSON is repaired where it can be before
+// anything else: Markdown fences and prose around the object, a cut-off
+// tail (open strings, arrays and objects closed, a member cut off dropped),
+// trailing commas, single-quoted strings, Python's True/False/None. The
+// reply is validated against the schema and, if T or *T has a
 // Validate() error method, by it. An invalid reply is answered with a user
 // message quoting the problem, up to MaxStructuredRetries times. Endpoints
 // that reject json_schema (or json_object) are detected from their 400/422
@@ -154,7 +159,12 @@ func reask(err error, finish string) string {
 	return b.String()
 }
 
-// decodeStructured parses, validates and decodes one reply.
+// decodeStructured parses, validates and decodes one reply. A reply that
+// is not bare JSON is read two ways: the first complete object found in it
+// (a fenced or quoted object) and the reply repaired (repairJSON); the
+// first that validates is taken. The repair matters when the extracted
+// object is only a nested one, as in a reply whose outer object was cut
+// off.
 func decodeStructured[T any](content string, sch *schemaInfo) (T, error) {
 	var out T
 	text := strings.TrimSpace(content)
@@ -163,23 +173,58 @@ func decodeStructured[T any](content string, sch *schemaInfo) (T, error) {
 	}
 	var v any
 	if err := json.Unmarshal([]byte(text), &v); err != nil {
-		obj, ok := extractJSONObject(content)
-		if !ok {
+		var candidates []string
+		if obj, ok := extractJSONObject(content); ok {
+			candidates = append(candidates, obj)
+		}
+		if obj, ok := repairJSON(content); ok && (len(candidates) == 0 || obj != compactJSON(candidates[0])) {
+			candidates = append(candidates, obj)
+		}
+		if len(candidates) == 0 {
 			return out, fmt.Errorf("the reply is not a JSON object (%v)", err)
 		}
-		text = obj
-		if err := json.Unmarshal([]byte(text), &v); err != nil {
-			return out, fmt.Errorf("the reply is not a JSON object (%v)", err)
+		// The longest reading is the one the model meant; its error is
+		// the one to tell it.
+		var firstErr error
+		longest := -1
+		for _, c := range candidates {
+			v, err := validateStructured[T](c, sch)
+			if err == nil {
+				return v, nil
+			}
+			if len(c) > longest {
+				firstErr, longest = err, len(c)
+			}
 		}
+		return out, firstErr
 	}
 	if _, ok := v.(map[string]any); !ok {
 		if obj, found := extractJSONObject(text); found && obj != text {
 			text = obj
-			_ = json.Unmarshal([]byte(text), &v)
 		}
-		if _, ok := v.(map[string]any); !ok {
-			return out, errors.New("the reply is JSON but not an object")
-		}
+	}
+	return validateStructured[T](text, sch)
+}
+
+// compactJSON is valid JSON text without insignificant space.
+func compactJSON(s string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(s)) != nil {
+		return s
+	}
+	return b.String()
+}
+
+// validateStructured checks a JSON text against the schema and T's
+// Validate method and decodes it.
+func validateStructured[T any](text string, sch *schemaInfo) (T, error) {
+	var out T
+	var v any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		return out, fmt.Errorf("the reply is not a JSON object (%v)", err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return out, errors.New("the reply is JSON but not an object")
 	}
 	if err := sch.resolved.Validate(v); err != nil {
 		return out, fmt.Errorf("the JSON does not match the schema: %w", err)

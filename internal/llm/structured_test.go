@@ -155,6 +155,11 @@ func TestStructuredExtractsWithoutReask(t *testing.T) {
 		{"fenced", "```json\n" + goodVerdict + "\n```"},
 		{"prose around", "Sure! Here it is: " + goodVerdict + " Hope that helps {:"},
 		{"fence and prose", "Example {like this}.\n```\n" + goodVerdict + "\n```\nDone."},
+		// Repaired rather than asked again:
+		{"truncated tail", strings.TrimSuffix(goodVerdict, "}")},
+		{"cut-off fence", "```json\n" + strings.TrimSuffix(goodVerdict, "}")},
+		{"trailing commas", strings.ReplaceAll(strings.ReplaceAll(goodVerdict, "]", ",]"), "}", ",}")},
+		{"single quotes", strings.ReplaceAll(goodVerdict, `"`, `'`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

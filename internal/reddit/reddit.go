@@ -60,24 +60,25 @@ var (
 	ErrBadResponse = apiclient.ErrBadResponse
 )
 
-// Config holds the settings of the Reddit providers. Env var names are
-// those documented in docs/configuration.md.
+// Config holds the settings of the Reddit providers. The env tags are the
+// variables internal/config reads them from (docs/configuration.md).
 type Config struct {
 	// RedditURL is Reddit's base for the keyless search and for reading
 	// posts (SOVA_REDDIT_URL).
-	RedditURL string
+	RedditURL string `env:"SOVA_REDDIT_URL" envDefault:"https://www.reddit.com"`
 	// UserAgent is sent to Reddit (SOVA_REDDIT_USER_AGENT); "" means
 	// DefaultUserAgent.
-	UserAgent string
+	UserAgent string `env:"SOVA_REDDIT_USER_AGENT"`
 	// TavilyAPIKey selects Tavily for searches (TAVILY_API_KEY).
-	TavilyAPIKey string
+	TavilyAPIKey string `env:"TAVILY_API_KEY"`
 	// TavilyURL is the Tavily API base (SOVA_TAVILY_URL).
-	TavilyURL string
+	TavilyURL string `env:"SOVA_TAVILY_URL" envDefault:"https://api.tavily.com"`
 
 	// HTTPClient sends the requests; nil means one with Timeout.
 	HTTPClient *http.Client
-	// Timeout bounds one provider call, its retry included; 0 means 30s.
-	Timeout time.Duration
+	// Timeout bounds one provider call, its retry included; 0 means 30s
+	// (SOVA_PROVIDER_TIMEOUT).
+	Timeout time.Duration `env:"SOVA_PROVIDER_TIMEOUT" envDefault:"30s"`
 	// RetryBackoff is the pause before retrying a 5xx answer or a network
 	// failure; 0 means 500ms, negative turns the retry off.
 	RetryBackoff time.Duration

@@ -87,7 +87,7 @@ func failureCases(provider, malformed string) []searchCase {
 		{
 			name: "5xx", query: q,
 			reply:   apitest.Reply{Status: 502, Body: "<html>502 Bad Gateway</html>", Header: map[string]string{"Content-Type": "text/html"}},
-			wantErr: []string{provider + ": http://127.0.0.1", "HTTP 502 Bad Gateway"}, wantCode: 502,
+			wantErr: []string{provider + ": the service answered", "HTTP 502 Bad Gateway"}, wantCode: 502,
 		},
 		{
 			name: "429", query: q,
@@ -98,7 +98,7 @@ func failureCases(provider, malformed string) []searchCase {
 			name: "timeout", query: q,
 			reply:    apitest.Reply{Delay: 5 * time.Second},
 			deadline: 80 * time.Millisecond,
-			wantErr:  []string{provider + ": request to http://127.0.0.1", "stopped"}, wantIs: context.DeadlineExceeded,
+			wantErr:  []string{provider + ": request stopped", "stopped"}, wantIs: context.DeadlineExceeded,
 		},
 		{
 			name: "malformed", query: q,

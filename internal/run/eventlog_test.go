@@ -95,7 +95,7 @@ func TestEventsNeverWaitForTheStore(t *testing.T) {
 		t.Fatal("emitting a run's events waited for the store")
 	}
 	var seen int
-	if err := svc.Follow(ctx, testUser, p.RunID, 0, func(event.Event) error { seen++; return nil }, Snapshot()); err != nil {
+	if err := svc.Follow(sova.WithUser(ctx, sova.User{ID: testUser}), p.RunID, 0, func(event.Event) error { seen++; return nil }, Snapshot()); err != nil {
 		t.Fatal(err)
 	}
 	if seen < 1+deltas { // start and the deltas, perhaps usage and finish
@@ -126,7 +126,7 @@ func TestEventsNeverWaitForTheStore(t *testing.T) {
 	defer func() { _ = replay.Close(ctx) }()
 	var seqs []int64
 	var last event.Event
-	if err := replay.Follow(ctx, testUser, p.RunID, 0, func(e event.Event) error {
+	if err := replay.Follow(sova.WithUser(ctx, sova.User{ID: testUser}), p.RunID, 0, func(e event.Event) error {
 		seqs = append(seqs, e.Seq)
 		last = e
 		return nil

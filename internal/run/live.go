@@ -80,7 +80,11 @@ func Snapshot() FollowOption { return func(o *followOptions) { o.snapshot = true
 // number, in order: those already logged, then each new one as it happens,
 // until the run ends, fn fails or ctx ends. A finished run replays from its
 // log.
-func (s *Service) Follow(ctx context.Context, userID, runID string, after int64, fn func(event.Event) error, opts ...FollowOption) error {
+func (s *Service) Follow(ctx context.Context, runID string, after int64, fn func(event.Event) error, opts ...FollowOption) error {
+	userID, err := contextUser(ctx)
+	if err != nil {
+		return err
+	}
 	var o followOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -137,7 +141,11 @@ func (s *Service) Follow(ctx context.Context, userID, runID string, after int64,
 
 // Cancel stops one of the user's runs. A run waiting for the person is
 // closed as cancelled.
-func (s *Service) Cancel(ctx context.Context, userID, runID string) error {
+func (s *Service) Cancel(ctx context.Context, runID string) error {
+	userID, err := contextUser(ctx)
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	lr := s.live[runID]
 	s.mu.Unlock()
@@ -160,7 +168,11 @@ func (s *Service) Cancel(ctx context.Context, userID, runID string) error {
 // Restart starts an interrupted, failed or cancelled run again from the
 // beginning, as a new run in the same chat, detached. The question stays
 // the chat's last question; the answer is appended.
-func (s *Service) Restart(ctx context.Context, userID, runID string) (*Prepared, error) {
+func (s *Service) Restart(ctx context.Context, runID string) (*Prepared, error) {
+	userID, err := contextUser(ctx)
+	if err != nil {
+		return nil, err
+	}
 	r, err := s.opt.Store.GetRun(ctx, userID, runID)
 	if err != nil {
 		return nil, err
@@ -325,4 +337,13 @@ func (w *workspace) List(ctx context.Context) ([]string, error) {
 		out[i] = f.Path
 	}
 	return out, nil
+}
+
+// contextUser is the id of the user ctx acts for, or ErrNoUser.
+func contextUser(ctx context.Context) (string, error) {
+	u, ok := sova.UserFrom(ctx)
+	if !ok {
+		return "", ErrNoUser
+	}
+	return u.ID, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
@@ -71,7 +72,7 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 		var wg sync.WaitGroup
 		for _, p := range ps {
 			wg.Go(func() {
-				_ = svc.Follow(ctx, testUser, p.RunID, 0, func(event.Event) error { return nil })
+				_ = svc.Follow(sova.WithUser(ctx, sova.User{ID: testUser}), p.RunID, 0, func(event.Event) error { return nil })
 			})
 		}
 		wg.Wait()

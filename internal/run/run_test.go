@@ -242,7 +242,7 @@ func TestPauseAndResume(t *testing.T) {
 	}
 	// Event numbers continue across the two parts, and the log replays both.
 	var seqs []int64
-	_ = svc.Follow(ctx, testUser, p1.RunID, 0, func(e event.Event) error { seqs = append(seqs, e.Seq); return nil })
+	_ = svc.Follow(sova.WithUser(ctx, sova.User{ID: testUser}), p1.RunID, 0, func(e event.Event) error { seqs = append(seqs, e.Seq); return nil })
 	for i, s := range seqs {
 		if s != int64(i+1) {
 			t.Fatalf("event numbers %v", seqs)
@@ -277,11 +277,11 @@ func TestDetachedRunAndRecovery(t *testing.T) {
 	got := make(chan []event.Type, 1)
 	go func() {
 		var types []event.Type
-		_ = svc.Follow(ctx, testUser, p.RunID, 0, func(e event.Event) error { types = append(types, e.Type); return nil })
+		_ = svc.Follow(sova.WithUser(ctx, sova.User{ID: testUser}), p.RunID, 0, func(e event.Event) error { types = append(types, e.Type); return nil })
 		got <- types
 	}()
 	// Someone else's run is not found.
-	if err := svc.Follow(ctx, "mallory", p.RunID, 0, func(event.Event) error { return nil }); !errors.Is(err, sova.ErrNotFound) {
+	if err := svc.Follow(sova.WithUser(ctx, sova.User{ID: "mallory"}), p.RunID, 0, func(event.Event) error { return nil }); !errors.Is(err, sova.ErrNotFound) {
 		t.Errorf("other user followed the run: %v", err)
 	}
 	// Shutting down interrupts the run: it is stored as interrupted, its
@@ -319,11 +319,11 @@ func TestDetachedRunAndRecovery(t *testing.T) {
 	}
 	// And it can be started again.
 	close(release)
-	np, err := svc2.Restart(ctx, testUser, crashed.ID)
+	np, err := svc2.Restart(sova.WithUser(ctx, sova.User{ID: testUser}), crashed.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = svc2.Follow(ctx, testUser, np.RunID, 0, func(event.Event) error { return nil })
+	_ = svc2.Follow(sova.WithUser(ctx, sova.User{ID: testUser}), np.RunID, 0, func(event.Event) error { return nil })
 	_ = svc2.Close(ctx)
 	r, _ = st.GetRun(ctx, testUser, np.RunID)
 	if r.State != sova.RunCompleted {
@@ -392,18 +392,18 @@ func TestRunContextCarriesItsUser(t *testing.T) {
 	}
 	svc.Start(p)
 	check("detached")
-	_ = svc.Follow(userCtx(), testUser, p.RunID, 0, func(event.Event) error { return nil })
+	_ = svc.Follow(sova.WithUser(userCtx(), sova.User{ID: testUser}), p.RunID, 0, func(event.Event) error { return nil })
 	if r, _ := st.GetRun(userCtx(), testUser, p.RunID); r.State != sova.RunFailed || r.UserID != testUser {
 		t.Fatalf("detached run: %+v", r)
 	}
 
 	fail.Store(false)
-	np, err := svc.Restart(userCtx(), testUser, p.RunID)
+	np, err := svc.Restart(sova.WithUser(userCtx(), sova.User{ID: testUser}), p.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("restarted")
-	_ = svc.Follow(userCtx(), testUser, np.RunID, 0, func(event.Event) error { return nil })
+	_ = svc.Follow(sova.WithUser(userCtx(), sova.User{ID: testUser}), np.RunID, 0, func(event.Event) error { return nil })
 }
 
 // Cancelling a run that waits for the person's answer closes it: it ends
@@ -425,13 +425,13 @@ func TestCancelWaitingRun(t *testing.T) {
 	if o1.State != sova.RunWaiting {
 		t.Fatalf("first part: state %s", o1.State)
 	}
-	if err := svc.Cancel(ctx, "mallory", p1.RunID); !errors.Is(err, sova.ErrNotFound) {
+	if err := svc.Cancel(sova.WithUser(ctx, sova.User{ID: "mallory"}), p1.RunID); !errors.Is(err, sova.ErrNotFound) {
 		t.Errorf("another user cancelled the run: %v", err)
 	}
 	if r, _ := st.GetRun(ctx, testUser, p1.RunID); r.State != sova.RunWaiting {
 		t.Errorf("after another user's cancel: %s", r.State)
 	}
-	if err := svc.Cancel(ctx, testUser, p1.RunID); err != nil {
+	if err := svc.Cancel(sova.WithUser(ctx, sova.User{ID: testUser}), p1.RunID); err != nil {
 		t.Fatal(err)
 	}
 	r, _ := st.GetRun(ctx, testUser, p1.RunID)
@@ -441,12 +441,12 @@ func TestCancelWaitingRun(t *testing.T) {
 	if files, _ := st.RunFiles(ctx, p1.RunID); len(files) != 0 {
 		t.Errorf("workspace of a cancelled run kept: %+v", files)
 	}
-	if err := svc.Cancel(ctx, testUser, p1.RunID); !errors.Is(err, ErrNotRunning) {
+	if err := svc.Cancel(sova.WithUser(ctx, sova.User{ID: testUser}), p1.RunID); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("second cancel: %v", err)
 	}
 	// Its log still replays what it said, and ends.
 	var last event.Event
-	if err := svc.Follow(ctx, testUser, p1.RunID, 0, func(e event.Event) error { last = e; return nil }); err != nil || last.Type != event.TypeFinish {
+	if err := svc.Follow(sova.WithUser(ctx, sova.User{ID: testUser}), p1.RunID, 0, func(e event.Event) error { last = e; return nil }); err != nil || last.Type != event.TypeFinish {
 		t.Errorf("log of the cancelled run: %v, last %s", err, last.Type)
 	}
 	// The answer that would have continued it starts a new run.

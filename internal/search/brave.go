@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // DefaultBraveURL is the Brave Search API base used when NewBrave gets "".
@@ -72,7 +74,7 @@ func (b *Brave) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	u, err := url.Parse(b.base + "/res/v1/web/search")
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &Error{Provider: b.Name(), Message: fmt.Sprintf("base URL %q is not an http(s) URL", b.base)}
+		return nil, &Error{Provider: b.Name(), Message: "its base URL is not an http(s) URL", Addr: b.base}
 	}
 	v := url.Values{}
 	v.Set("q", withSiteOperators(q))
@@ -106,7 +108,8 @@ func (b *Brave) Search(ctx context.Context, q Query) ([]Result, error) {
 	if err := json.Unmarshal(body, &resp); err != nil {
 		return nil, &Error{
 			Provider: b.Name(),
-			Message:  fmt.Sprintf("the answer from %s is not valid JSON; it starts with %q", b.base, redact(snippet(body), b.key)),
+			Message:  fmt.Sprintf("the answer is not valid JSON; it starts with %q", errtext.Scrub(redact(snippet(body), b.key), b.base)),
+			Addr:     b.base,
 			Err:      err,
 		}
 	}
@@ -116,7 +119,7 @@ func (b *Brave) Search(ctx context.Context, q Query) ([]Result, error) {
 // statusError reads Brave's error body
 // {"type":"ErrorResponse","error":{"id","status","code","detail","meta"}}.
 func (b *Brave) statusError(status int, body []byte) *Error {
-	msg := fmt.Sprintf("%s answered %s", b.base, statusText(status))
+	msg := "the service answered " + statusText(status)
 	var eb struct {
 		Error struct {
 			Code   string `json:"code"`

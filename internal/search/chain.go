@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // Chain is a Provider that tries its providers in order (typically the
@@ -24,6 +27,9 @@ type Chain struct {
 	// Cache, when set, keeps answers: a query asked again while its answer
 	// is cached reaches no provider. Failures are not cached.
 	Cache ResultCache
+	// Logger, when set, gets one line per failed provider call, with the
+	// provider's address that the error's text leaves out.
+	Logger *slog.Logger
 }
 
 // ResultCache keeps search answers by query. Implementations decide how
@@ -46,7 +52,7 @@ func NewChain(providers ...Provider) *Chain {
 
 // WithFailover returns a copy of c that calls fn on failover.
 func (c *Chain) WithFailover(fn func(failed string, err error, next string)) *Chain {
-	return &Chain{Providers: c.Providers, OnFailover: fn, Cache: c.Cache}
+	return &Chain{Providers: c.Providers, OnFailover: fn, Cache: c.Cache, Logger: c.Logger}
 }
 
 // Name returns "chain(a,b,...)".
@@ -93,6 +99,9 @@ func (c *Chain) Search(ctx context.Context, q Query) ([]Result, error) {
 		errs = append(errs, named(p.Name(), err))
 		if ctx.Err() != nil {
 			break
+		}
+		if c.Logger != nil {
+			c.Logger.WarnContext(ctx, "search provider failed", "provider", p.Name(), "err", errtext.Detail(err))
 		}
 		if i+1 < len(c.Providers) && c.OnFailover != nil {
 			c.OnFailover(p.Name(), err, c.Providers[i+1].Name())

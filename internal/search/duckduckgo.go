@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -100,13 +99,13 @@ func (d *DuckDuckGo) Search(ctx context.Context, q Query) ([]Result, error) {
 	results, found := d.results(doc, q)
 	if !found && (status == http.StatusAccepted || isChallenge(doc)) {
 		// DuckDuckGo answers 202 with a challenge form when it suspects a bot.
-		return nil, &Error{Provider: d.Name(), Status: status, Message: d.base + " did not return results", Err: ErrChallenged}
+		return nil, &Error{Provider: d.Name(), Status: status, Message: "the service did not return results", Err: ErrChallenged, Addr: d.base}
 	}
 	return results, nil
 }
 
 func (d *DuckDuckGo) statusError(status int, body []byte) *Error {
-	msg := fmt.Sprintf("%s answered %s", d.base, statusText(status))
+	msg := "the service answered " + statusText(status)
 	if status == http.StatusForbidden || status == http.StatusTooManyRequests {
 		return &Error{Message: msg, Err: ErrChallenged}
 	}

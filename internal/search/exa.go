@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // DefaultExaURL is the Exa API base used when NewExa gets "".
@@ -91,7 +93,8 @@ func (e *Exa) Search(ctx context.Context, q Query) ([]Result, error) {
 	if err := json.Unmarshal(body, &resp); err != nil {
 		return nil, &Error{
 			Provider: e.Name(),
-			Message:  fmt.Sprintf("the answer from %s is not valid JSON; it starts with %q", e.base, redact(snippet(body), e.key)),
+			Message:  fmt.Sprintf("the answer is not valid JSON; it starts with %q", errtext.Scrub(redact(snippet(body), e.key), e.base)),
+			Addr:     e.base,
 			Err:      err,
 		}
 	}
@@ -99,7 +102,7 @@ func (e *Exa) Search(ctx context.Context, q Query) ([]Result, error) {
 }
 
 func (e *Exa) statusError(status int, body []byte) *Error {
-	msg := fmt.Sprintf("%s answered %s", e.base, statusText(status))
+	msg := "the service answered " + statusText(status)
 	var eb struct {
 		Error string `json:"error"`
 		Tag   string `json:"tag"`

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // caller performs one provider HTTP call with the shared timeout and retry
@@ -50,6 +52,15 @@ func (c caller) doStatus(ctx context.Context, newReq func(context.Context) (*htt
 		defer cancel()
 	}
 
+	// addr is where the requests went, for the log.
+	var addr string
+	build := func(ctx context.Context) (*http.Request, error) {
+		req, err := newReq(ctx)
+		if req != nil {
+			addr = hostOf(req.URL)
+		}
+		return req, err
+	}
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
 		var (
@@ -58,7 +69,7 @@ func (c caller) doStatus(ctx context.Context, newReq func(context.Context) (*htt
 			wait   time.Duration
 			retry  bool
 		)
-		body, status, wait, retry, err = c.once(ctx, newReq, statusErr)
+		body, status, wait, retry, err = c.once(ctx, build, statusErr)
 		if err == nil {
 			return body, status, nil
 		}
@@ -72,10 +83,11 @@ func (c caller) doStatus(ctx context.Context, newReq func(context.Context) (*htt
 			Provider: c.provider,
 			Message:  fmt.Sprintf("no answer within %s (the provider is slow or unreachable)", c.cfg.timeout),
 			Err:      context.DeadlineExceeded,
+			Addr:     addr,
 		}
 	}
 	if parent.Err() != nil {
-		return nil, 0, &Error{Provider: c.provider, Message: "search cancelled", Err: parent.Err()}
+		return nil, 0, &Error{Provider: c.provider, Message: "search cancelled", Err: parent.Err(), Addr: addr}
 	}
 	return nil, 0, err
 }
@@ -93,8 +105,9 @@ func (c caller) once(ctx context.Context, newReq func(context.Context) (*http.Re
 	if err != nil {
 		return nil, 0, c.cfg.backoff, ctx.Err() == nil, &Error{
 			Provider: c.provider,
-			Message:  "cannot reach " + hostOf(req.URL),
-			Err:      unwrapURLError(err),
+			Message:  "cannot reach the service",
+			Err:      errtext.Net(unwrapURLError(err)),
+			Addr:     hostOf(req.URL),
 		}
 	}
 	defer resp.Body.Close()
@@ -104,15 +117,17 @@ func (c caller) once(ctx context.Context, newReq func(context.Context) (*http.Re
 		return nil, 0, c.cfg.backoff, ctx.Err() == nil, &Error{
 			Provider: c.provider,
 			Status:   resp.StatusCode,
-			Message:  "reading the answer from " + hostOf(req.URL) + " failed",
-			Err:      err,
+			Message:  "reading the answer failed",
+			Err:      errtext.Net(err),
+			Addr:     hostOf(req.URL),
 		}
 	}
 	if len(body) > maxResponseBytes {
 		return nil, 0, 0, false, &Error{
 			Provider: c.provider,
 			Status:   resp.StatusCode,
-			Message:  fmt.Sprintf("the answer from %s is larger than %d MiB", hostOf(req.URL), maxResponseBytes>>20),
+			Message:  fmt.Sprintf("the answer is larger than %d MiB", maxResponseBytes>>20),
+			Addr:     hostOf(req.URL),
 		}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
@@ -120,7 +135,9 @@ func (c caller) once(ctx context.Context, newReq func(context.Context) (*http.Re
 	}
 
 	e := statusErr(resp.StatusCode, body)
-	e.Provider, e.Status = c.provider, resp.StatusCode
+	e.Provider, e.Status, e.Addr = c.provider, resp.StatusCode, hostOf(req.URL)
+	// The service's own message may name addresses (a proxy's upstream).
+	e.Message = errtext.Scrub(e.Message, e.Addr)
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
 		wait, retry = retryAfter(resp.Header.Get("Retry-After"), c.cfg.backoff, time.Now())
@@ -164,7 +181,7 @@ func retryAfter(h string, def time.Duration, now time.Time) (time.Duration, bool
 	return max(d, def), true
 }
 
-// hostOf names the server of u for error messages without the query string,
+// hostOf names the server of u for the log without the query string,
 // which may be long or carry secrets.
 func hostOf(u *url.URL) string {
 	if u == nil {

@@ -108,6 +108,8 @@ type config struct {
 	backoff   time.Duration
 	userAgent string
 	images    bool
+	depth     string // Tavily search_depth; "" means basic
+	raw       string // Tavily include_raw_content; "" means none
 }
 
 func newConfig(opts []Option) config {
@@ -148,13 +150,30 @@ func WithUserAgent(ua string) Option {
 // them (Tavily: include_images). SearXNG returns thumbnails regardless.
 func WithImages() Option { return func(c *config) { c.images = true } }
 
+// WithAdvancedDepth makes Tavily search at search_depth "advanced" (more
+// relevant passages, twice the credits).
+func WithAdvancedDepth() Option { return func(c *config) { c.depth = "advanced" } }
+
+// WithRawContent asks Tavily for each page's text in format ("markdown"
+// or "text") as include_raw_content; it arrives in Result.Content.
+func WithRawContent(format string) Option { return func(c *config) { c.raw = format } }
+
 // Error is the error returned by the built-in providers. Its text starts with
 // the provider name, so it reads well on its own and inside a Chain error.
+//
+// The text reaches the people who use Sova (a failed query's part of the
+// stream, a tool's result), so it says which provider failed and why but
+// not where the provider lives: the address is Addr, which only the log
+// sees (errtext.Detail), and network failures in Err name no address
+// either (errtext.Net).
 type Error struct {
 	Provider string // provider name, e.g. "searxng"
 	Status   int    // HTTP status of the answer; 0 when none arrived
-	Message  string // what went wrong
+	Message  string // what went wrong, naming no address
 	Err      error  // the cause or the remedy; may be nil
+	// Addr is the address of the service that failed (its base URL, or
+	// scheme and host), kept out of the text; "" when unknown.
+	Addr string
 }
 
 func (e *Error) Error() string {
@@ -166,6 +185,14 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Private is where the provider was asked, for the log.
+func (e *Error) Private() string {
+	if e.Addr == "" {
+		return ""
+	}
+	return e.Provider + " at " + e.Addr
+}
 
 // ErrJSONDisabled is wrapped by the error of a SearXNG instance that refuses
 // format=json (it answers 403 unless JSON is enabled in settings.yml).

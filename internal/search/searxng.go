@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // SearXNG queries a SearXNG instance through its JSON API
@@ -70,9 +72,10 @@ func (s *SearXNG) Search(ctx context.Context, q Query) ([]Result, error) {
 	if err := json.Unmarshal(body, &resp); err != nil {
 		return nil, &Error{
 			Provider: s.Name(),
-			Message: fmt.Sprintf("the answer from %s is not valid JSON (is the base URL a SearXNG instance?); it starts with %q",
-				s.base, snippet(body)),
-			Err: err,
+			Message: fmt.Sprintf("the answer is not valid JSON (is SOVA_SEARXNG_URL a SearXNG instance?); it starts with %q",
+				errtext.Scrub(snippet(body), s.base)),
+			Addr: s.base,
+			Err:  err,
 		}
 	}
 	return s.results(resp, q), nil
@@ -85,7 +88,7 @@ func (s *SearXNG) endpoint(q Query) (string, error) {
 	}
 	u, err := url.Parse(s.base + "/search")
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", &Error{Provider: s.Name(), Message: fmt.Sprintf("base URL %q is not an http(s) URL", s.base)}
+		return "", &Error{Provider: s.Name(), Message: "its base URL is not an http(s) URL", Addr: s.base}
 	}
 
 	text := strings.TrimSpace(q.Text)
@@ -122,11 +125,11 @@ func (s *SearXNG) endpoint(q Query) (string, error) {
 func (s *SearXNG) statusError(status int, body []byte) *Error {
 	if status == http.StatusForbidden {
 		return &Error{
-			Message: fmt.Sprintf("%s refused format=json (%s)", s.base, statusText(status)),
+			Message: fmt.Sprintf("the instance refused format=json (%s)", statusText(status)),
 			Err:     ErrJSONDisabled,
 		}
 	}
-	msg := fmt.Sprintf("%s answered %s", s.base, statusText(status))
+	msg := "the service answered " + statusText(status)
 	if sn := snippet(body); sn != "" {
 		msg += ": " + sn
 	}

@@ -2,11 +2,14 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // DefaultTavilyURL is the Tavily API base used when NewTavily gets "".
@@ -40,7 +43,8 @@ func NewTavily(apiKey, baseURL string, httpClient *http.Client, opts ...Option) 
 // Name returns "tavily".
 func (t *Tavily) Name() string { return "tavily" }
 
-// Search runs q as a basic-depth general search. Tavily has no language
+// Search runs q as a general search, of basic depth unless
+// WithAdvancedDepth was given. Tavily has no language
 // parameter, so q.Language is not sent. Tavily returns query-level images
 // (only when WithImages was given); they are attached to the first result.
 func (t *Tavily) Search(ctx context.Context, q Query) ([]Result, error) {
@@ -54,12 +58,13 @@ func (t *Tavily) Search(ctx context.Context, q Query) ([]Result, error) {
 	payload, err := json.Marshal(tavilyRequest{
 		Query:          strings.TrimSpace(q.Text),
 		MaxResults:     min(q.maxResults(), tavilyMaxResults),
-		SearchDepth:    "basic",
+		SearchDepth:    cmp.Or(t.caller.cfg.depth, "basic"),
 		Topic:          "general",
 		IncludeDomains: normalizeDomains(q.IncludeDomains),
 		ExcludeDomains: normalizeDomains(q.ExcludeDomains),
 		TimeRange:      q.TimeRange,
 		IncludeImages:  t.caller.cfg.images,
+		RawContent:     t.caller.cfg.raw,
 	})
 	if err != nil {
 		return nil, &Error{Provider: t.Name(), Message: "cannot encode the request", Err: err}
@@ -84,7 +89,8 @@ func (t *Tavily) Search(ctx context.Context, q Query) ([]Result, error) {
 	if err := json.Unmarshal(body, &resp); err != nil {
 		return nil, &Error{
 			Provider: t.Name(),
-			Message:  fmt.Sprintf("the answer from %s is not valid JSON; it starts with %q", t.base, t.redact(snippet(body))),
+			Message:  fmt.Sprintf("the answer is not valid JSON; it starts with %q", errtext.Scrub(t.redact(snippet(body)), t.base)),
+			Addr:     t.base,
 			Err:      err,
 		}
 	}
@@ -92,7 +98,7 @@ func (t *Tavily) Search(ctx context.Context, q Query) ([]Result, error) {
 }
 
 func (t *Tavily) statusError(status int, body []byte) *Error {
-	msg := fmt.Sprintf("%s answered %s", t.base, statusText(status))
+	msg := "the service answered " + statusText(status)
 	detail := tavilyDetail(body)
 	if detail == "" {
 		detail = snippet(body)
@@ -182,6 +188,7 @@ type tavilyRequest struct {
 	ExcludeDomains []string `json:"exclude_domains,omitempty"`
 	TimeRange      string   `json:"time_range,omitempty"`
 	IncludeImages  bool     `json:"include_images,omitempty"`
+	RawContent     string   `json:"include_raw_content,omitempty"`
 }
 
 // tavilyResponse is the part of Tavily's /search answer that is used.

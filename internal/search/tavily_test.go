@@ -117,13 +117,28 @@ func TestTavilyMinimalRequest(t *testing.T) {
 	}
 	var body map[string]any
 	_ = json.Unmarshal(srv.requests()[0].body, &body)
-	for _, k := range []string{"include_domains", "exclude_domains", "time_range", "include_images"} {
+	for _, k := range []string{"include_domains", "exclude_domains", "time_range", "include_images", "include_raw_content"} {
 		if _, ok := body[k]; ok {
 			t.Errorf("%s sent although unset: %v", k, body)
 		}
 	}
 	if body["max_results"] != float64(DefaultMaxResults) {
 		t.Errorf("max_results = %v, want %d", body["max_results"], DefaultMaxResults)
+	}
+}
+
+// code_context's Tavily: advanced depth with each page's Markdown, which
+// becomes the results' Content.
+func TestTavilyAdvancedRawContent(t *testing.T) {
+	srv := newScriptServer(t, reply{status: 200, body: `{"query":"q","results":[{"title":"T","url":"https://docs.example.com/x","content":"c","raw_content":"# Heading\n\ncode","score":0.9}]}`})
+	got, err := NewTavily(tavilyKey, srv.URL, srv.Client(), WithAdvancedDepth(), WithRawContent("markdown")).Search(t.Context(), Query{Text: "q"})
+	if err != nil || len(got) != 1 || got[0].Content != "# Heading\n\ncode" {
+		t.Fatalf("Search = %+v, %v", got, err)
+	}
+	var body map[string]any
+	_ = json.Unmarshal(srv.requests()[0].body, &body)
+	if body["search_depth"] != "advanced" || body["include_raw_content"] != "markdown" {
+		t.Errorf("request body = %v", body)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // DefaultWikipediaURL is the Wikipedia base used when NewWikipedia gets "":
@@ -67,7 +69,7 @@ func (w *Wikipedia) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	u, err := url.Parse(site + "/w/rest.php/v1/search/page")
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &Error{Provider: w.Name(), Message: fmt.Sprintf("base URL %q is not an http(s) URL", w.base)}
+		return nil, &Error{Provider: w.Name(), Message: "its base URL is not an http(s) URL", Addr: w.base}
 	}
 	v := url.Values{}
 	v.Set("q", strings.TrimSpace(q.Text))
@@ -90,7 +92,8 @@ func (w *Wikipedia) Search(ctx context.Context, q Query) ([]Result, error) {
 	if err := json.Unmarshal(body, &resp); err != nil {
 		return nil, &Error{
 			Provider: w.Name(),
-			Message:  fmt.Sprintf("the answer from %s is not valid JSON; it starts with %q", site, snippet(body)),
+			Message:  fmt.Sprintf("the answer is not valid JSON; it starts with %q", errtext.Scrub(snippet(body), site)),
+			Addr:     site,
 			Err:      err,
 		}
 	}
@@ -100,7 +103,7 @@ func (w *Wikipedia) Search(ctx context.Context, q Query) ([]Result, error) {
 // statusError reads the MediaWiki REST error body
 // {"errorKey","messageTranslations":{"en":"..."},"httpCode","httpReason"}.
 func (w *Wikipedia) statusError(status int, body []byte) *Error {
-	msg := fmt.Sprintf("%s answered %s", w.base, statusText(status))
+	msg := "the service answered " + statusText(status)
 	var eb struct {
 		ErrorKey            string            `json:"errorKey"`
 		Message             string            `json:"message"`

@@ -308,12 +308,14 @@ func TestAgentAnswersDirectly(t *testing.T) {
 	if header == "" || models[0] != header {
 		t.Errorf("models %v header %q", models, header)
 	}
-	if c := msg.Choices[0].Message.Content; c != "Hello, team!" {
+	// It read nothing, and says so first.
+	want := "> **No sources.** No page was read for this answer: it comes from the model's own knowledge and is unverified.\n\nHello, team!"
+	if c := msg.Choices[0].Message.Content; c != want {
 		t.Errorf("content %q", c)
 	}
 	var st stateView
 	getJSON(t, e.srv.URL+"/agents/"+header+"/state", &st)
-	if st.State != "completed" || st.Result != "Hello, team!" {
+	if st.State != "completed" || st.Result != want {
 		t.Errorf("state %+v", st)
 	}
 	// Plain modes carry no agent id.
@@ -446,7 +448,8 @@ func TestOpenAINodeSDK(t *testing.T) {
 		!strings.Contains(out.Continue.Content, "# Presidents and the economy") || out.Continue.ContentDeltas < 2 {
 		t.Errorf("continuation: %+v", out.Continue)
 	}
-	if out.Simple.Content != "Hello, team!" || out.Simple.Finish != "stop" || out.Simple.TotalTokens == 0 {
+	if !strings.HasPrefix(out.Simple.Content, "> **No sources.**") || !strings.HasSuffix(out.Simple.Content, "Hello, team!") ||
+		out.Simple.Finish != "stop" || out.Simple.TotalTokens == 0 {
 		t.Errorf("non-streamed: %+v", out.Simple)
 	}
 	if out.UnknownModel.Status != 400 || out.UnknownModel.Code != "model_not_found" || !strings.Contains(out.UnknownModel.Message, "sgr_agent") {

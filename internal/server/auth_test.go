@@ -118,6 +118,7 @@ func TestRequestWithoutUserIs401(t *testing.T) {
 		{"GET", "/api/spaces/x/documents/d", ""},
 		{"DELETE", "/api/spaces/x/documents/d", ""},
 		{"GET", "/api/spaces/x/search?q=a", ""},
+		{"GET", "/api/me", ""},
 	}
 	for _, rt := range routes {
 		resp, body := e.as(t, "-", rt.method, rt.path, rt.body)

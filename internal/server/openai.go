@@ -89,7 +89,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	// Detached like every streamed run: a client that goes away can pick
 	// it up again from GET /api/runs/{id}/stream.
 	s.opt.Service.Start(prep)
-	_ = s.opt.Service.Follow(r.Context(), userID(r), prep.RunID, prep.StartSeq(), func(e event.Event) error {
+	_ = s.opt.Service.Follow(r.Context(), prep.RunID, prep.StartSeq(), func(e event.Event) error {
 		if err := stream.Emit(e); err != nil && !errors.Is(err, wire.ErrInvalidEvent) {
 			return err
 		}

@@ -48,7 +48,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	}
 	v := runView{Run: rn, Files: files, Progress: []progressItem{}, Sources: []sova.Source{}}
 	index := map[string]int{}
-	err = s.opt.Service.Follow(ctx, userID(r), rn.ID, 0, func(e event.Event) error {
+	err = s.opt.Service.Follow(ctx, rn.ID, 0, func(e event.Event) error {
 		switch e.Type {
 		case event.TypeStatus:
 			v.Stage = e.Status
@@ -90,7 +90,7 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	ctx, user, id := r.Context(), userID(r), r.PathValue("id")
 	before, _ := s.opt.Store.GetRun(ctx, user, id)
-	if err := s.opt.Service.Cancel(ctx, user, id); err != nil {
+	if err := s.opt.Service.Cancel(ctx, id); err != nil {
 		s.runStoreError(w, err)
 		return
 	}
@@ -101,7 +101,7 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) restartRun(w http.ResponseWriter, r *http.Request) {
-	p, err := s.opt.Service.Restart(r.Context(), userID(r), r.PathValue("id"))
+	p, err := s.opt.Service.Restart(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return

@@ -97,6 +97,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 			`"group" is required: one of `+strings.Join(s.opt.Service.Modes().IDs(), ", "))
 		return
 	}
+	modeID = s.groupOrFallback(r, modeID)
 	spaceIDs, ok := s.resolveSpaces(w, r, modeID, req.Spaces) // spaces.go
 	if !ok {
 		return
@@ -113,7 +114,29 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	s.opt.Service.Start(prep)
 	w.Header().Set("X-Chat-ID", prep.ChatID)
 	w.Header().Set("X-Run-ID", prep.RunID)
+	w.Header().Set("X-Mode", modeID)
 	// The run is detached: if the client goes away it goes on, and
 	// GET /api/chats/{id}/stream picks it up again.
 	s.streamUI(w, r, prep.RunID, prep.StartSeq(), 0)
+}
+
+// fallbackGroup is the group an unknown one runs as (seed 000 §6.1).
+const fallbackGroup = "web"
+
+// groupOrFallback returns the mode a request names, or, when the server
+// has no such mode, the web group (000 §6.1): a client of another version
+// or a mistyped group still gets an answer. The id of a run of the user
+// is kept, since it continues a paused run.
+func (s *Server) groupOrFallback(r *http.Request, id string) string {
+	modes := s.opt.Service.Modes()
+	if _, ok := modes.Get(id); ok {
+		return id
+	}
+	if _, ok := modes.Get(fallbackGroup); !ok {
+		return id
+	}
+	if _, err := s.opt.Store.GetRun(r.Context(), userID(r), id); err == nil {
+		return id
+	}
+	return fallbackGroup
 }

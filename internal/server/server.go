@@ -34,7 +34,10 @@ type Options struct {
 	}
 	// Auth tells whom each request is for (user.go); nil refuses every
 	// request that needs a user.
-	Auth         auth.Authenticator
+	Auth auth.Authenticator
+	// Accounts serves sign-in and sign-out (session.go); nil answers them
+	// 404 (SOVA_AUTH=none).
+	Accounts     *auth.Accounts
 	Logger       *slog.Logger
 	MaxBodyBytes int64
 	Version      string
@@ -81,6 +84,7 @@ func (s *Server) routes() {
 	s.mux.Handle("/", s.ui())
 	// Everything else acts for the request's user (user.go).
 	s.handle("GET /api/modes", s.listModes)
+	s.handle("GET /api/providers", s.listProviders) // providers.go
 	s.handle("POST /api/search", s.search)
 	s.handle("GET /api/chats", s.listChats)
 	s.handle("GET /api/chats/{id}", s.getChat)
@@ -100,6 +104,7 @@ func (s *Server) routes() {
 	s.handle("GET /agents", s.listAgents)
 	s.handle("GET /agents/{id}/state", s.getAgentState)
 	s.spaceRoutes()
+	s.sessionRoutes() // session.go
 }
 
 // ServeHTTP implements http.Handler: panics become 500s and every request

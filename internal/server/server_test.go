@@ -221,7 +221,8 @@ func TestErrors(t *testing.T) {
 		code             string
 	}{
 		{"malformed json", "/api/search", `{"group":`, 400, "invalid_json"},
-		{"unknown mode", "/api/search", `{"group":"nope","messages":[{"role":"user","content":"hi"}]}`, 400, "unknown_mode"},
+		// An unknown group is no error: it runs as web (seed 000 §6.1,
+		// TestUnknownGroupFallsBackToWeb); an unknown model is.
 		{"missing group", "/api/search", `{"messages":[{"role":"user","content":"hi"}]}`, 400, "missing_group"},
 		{"empty messages", "/api/search", `{"group":"chat","messages":[]}`, 400, "empty_messages"},
 		{"blank question", "/api/search", `{"group":"chat","messages":[{"role":"user","content":"  "}]}`, 400, "empty_messages"},

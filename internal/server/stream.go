@@ -59,7 +59,7 @@ func (s *Server) streamUI(w http.ResponseWriter, r *http.Request, runID string, 
 	stream := wire.NewUIStream(sw, flush)
 	stop := s.keepAlive(stream.KeepAlive)
 	defer stop()
-	err := s.opt.Service.Follow(r.Context(), userID(r), runID, from, func(e event.Event) error {
+	err := s.opt.Service.Follow(r.Context(), runID, from, func(e event.Event) error {
 		if !live && e.Seq > seen {
 			sw.set(w)
 			live = true

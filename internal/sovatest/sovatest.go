@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 )
 
@@ -23,7 +24,7 @@ import (
 type Article struct {
 	Slug  string
 	Title string
-	Body  string // paragraphs separated by blank lines
+	Body  string // paragraphs separated by blank lines; "## " starts a subheading
 }
 
 // DefaultArticles is the default site: pages about the economy in the 1930s.
@@ -96,6 +97,10 @@ func Page(a Article) string {
 <div class="cookie-banner">We use cookies to improve your experience. Accept all cookies?</div>
 <main><article><h1>%s</h1><p class="byline">By Staff Writer</p>`, a.Title, a.Title)
 	for _, p := range strings.Split(a.Body, "\n\n") {
+		if h, ok := strings.CutPrefix(p, "## "); ok {
+			fmt.Fprintf(&b, "<h2>%s</h2>\n", h)
+			continue
+		}
 		fmt.Fprintf(&b, "<p>%s</p>\n", p)
 	}
 	b.WriteString(`</article></main>
@@ -193,6 +198,9 @@ type Model struct {
 	FollowUps int
 	// Latency is waited before every answer (benchmarks of fan-out).
 	Latency time.Duration
+	// GroupCalls, when set, makes the first step of a search group call
+	// these tools instead of the group's own (groups.go); nil: its own.
+	GroupCalls func(r *llmtest.Request) []llm.ToolCall
 }
 
 // NewModel starts the scripted model.
@@ -216,6 +224,9 @@ func (m *Model) Respond(r *llmtest.Request) llmtest.Reply {
 
 func (m *Model) respond(r *llmtest.Request) llmtest.Reply {
 	if reply, ok := m.research(r); ok {
+		return reply
+	}
+	if reply, ok := m.group(r); ok {
 		return reply
 	}
 	usage := llmtest.Tokens(100, 20)

@@ -2,6 +2,8 @@ package spaces
 
 import (
 	"bytes"
+	"context"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sova-ai/sova/internal/fetch"
+	"github.com/sova-ai/sova/internal/isolate"
+	"github.com/sova-ai/sova/internal/pdfpages"
 )
 
 // Format is the kind of a document's file.
@@ -35,6 +39,11 @@ var ErrNoText = errors.New("no text found in the document")
 // maxTextBytes bounds the text taken from one document, so that a small
 // compressed file (PDF, DOCX) cannot expand without limit.
 const maxTextBytes = 64 << 20
+
+// ErrTooMuchText is matched when a document holds more text than Sova
+// takes from one file (maxTextBytes), or a single paragraph or run of it
+// is longer than any real one.
+var ErrTooMuchText = errors.New("too much text")
 
 var extFormats = map[string]Format{
 	".md": FormatMarkdown, ".markdown": FormatMarkdown, ".mdx": FormatMarkdown, ".mkd": FormatMarkdown,
@@ -96,24 +105,34 @@ type parsed struct {
 	blocks []block
 }
 
-// parse reads a document of the given format.
+// parse reads a document of the given format in this process. Only the
+// worker process (parseWorker) and tests call it with PDF, DOCX or HTML;
+// the Service reads those through parseIsolated.
 func parse(name string, format Format, data []byte) (*parsed, error) {
-	var (
-		p   *parsed
-		err error
-	)
+	p, err := parseContent(format, data)
+	return finish(name, format, p, err)
+}
+
+// parseContent reads the headings and paragraphs of a document.
+func parseContent(format Format, data []byte) (*parsed, error) {
 	switch format {
 	case FormatMarkdown:
-		p = parseMarkdown(fetch.DecodeText(data, "text/markdown"))
+		return parseMarkdown(fetch.DecodeText(data, "text/markdown")), nil
 	case FormatText:
-		p = parsePlainText(fetch.DecodeText(data, "text/plain"))
+		return parsePlainText(fetch.DecodeText(data, "text/plain")), nil
 	case FormatHTML:
-		p, err = parseHTML(data)
+		return parseHTML(data)
 	case FormatPDF:
-		p, err = parsePDF(data)
+		return parsePDF(data)
 	case FormatDOCX:
-		p, err = parseDOCX(data)
-	default:
+		return parseDOCX(data)
+	}
+	return nil, ErrUnsupportedFormat
+}
+
+// finish checks what parseContent found and completes the title.
+func finish(name string, format Format, p *parsed, err error) (*parsed, error) {
+	if errors.Is(err, ErrUnsupportedFormat) {
 		return nil, fmt.Errorf("%s: %w", name, ErrUnsupportedFormat)
 	}
 	if err != nil {
@@ -128,6 +147,77 @@ func parse(name string, format Format, data []byte) (*parsed, error) {
 	}
 	p.title = strings.TrimSpace(clipBytes(p.title, 300))
 	return p, nil
+}
+
+// Formats whose parsers are third-party code, or unpack what they read,
+// run in a worker process under the Service's parse limits (see
+// internal/isolate): a crafted file can make them loop or swell, and only a
+// process can be stopped. Markdown and plain text are read in this
+// process; their parsers are linear in the input.
+var isolatedFormats = map[Format]string{
+	FormatPDF:  "the PDF",
+	FormatDOCX: "the DOCX file",
+	FormatHTML: "the HTML file",
+}
+
+func workerKind(f Format) string { return "spaces." + string(f) }
+
+func init() {
+	for f, what := range isolatedFormats {
+		isolate.Register(workerKind(f), what, func(data []byte) ([]byte, error) {
+			return parseWorker(f, data)
+		}, pdfpages.ErrPageTree, pdfpages.ErrTooManyPages, ErrZipBomb, ErrTooMuchText)
+	}
+}
+
+// wireDoc is a parsed document as the worker sends it back.
+type wireDoc struct {
+	Title  string
+	Blocks []wireBlock
+}
+
+type wireBlock struct {
+	Heading     bool
+	Level, Page int
+	Text        string
+}
+
+func parseWorker(f Format, data []byte) ([]byte, error) {
+	p, err := parseContent(f, data)
+	if err != nil {
+		return nil, err
+	}
+	w := wireDoc{Title: p.title, Blocks: make([]wireBlock, len(p.blocks))}
+	for i, b := range p.blocks {
+		w.Blocks[i] = wireBlock{Heading: b.kind == blockHeading, Level: b.level, Page: b.page, Text: b.text}
+	}
+	var out bytes.Buffer
+	err = gob.NewEncoder(&out).Encode(w)
+	return out.Bytes(), err
+}
+
+// parseIsolated reads a document as parse does, PDF, DOCX and HTML in a
+// worker process under lim.
+func parseIsolated(ctx context.Context, lim isolate.Limits, name string, format Format, data []byte) (*parsed, error) {
+	if _, ok := isolatedFormats[format]; !ok {
+		return parse(name, format, data)
+	}
+	out, err := isolate.Run(ctx, lim, workerKind(format), data)
+	if err != nil {
+		return finish(name, format, nil, err)
+	}
+	var w wireDoc
+	if err := gob.NewDecoder(bytes.NewReader(out)).Decode(&w); err != nil {
+		return finish(name, format, nil, fmt.Errorf("unreadable result from the parser: %w", err))
+	}
+	p := &parsed{title: w.Title, blocks: make([]block, len(w.Blocks))}
+	for i, b := range w.Blocks {
+		p.blocks[i] = block{kind: blockText, level: b.Level, page: b.Page, text: b.Text}
+		if b.Heading {
+			p.blocks[i].kind = blockHeading
+		}
+	}
+	return finish(name, format, p, nil)
 }
 
 func hasText(blocks []block) bool {

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
+
+	"github.com/sova-ai/sova/internal/pdfpages"
 )
 
 // pdfLine is one line of text on a PDF page.
@@ -25,8 +27,9 @@ type pdfLine struct {
 // characters of each page: characters on one baseline form a line, a gap
 // wider than a fraction of the font size is a space, extra vertical space
 // starts a paragraph, and short lines set larger than the body text are
-// headings. The PDF library panics on some malformed files; that becomes
-// an error.
+// headings. The pages come from pdfpages, which refuses the page trees
+// the library cannot walk. The PDF library panics on some malformed
+// files; that becomes an error. It runs in a worker process (parse.go).
 func parsePDF(data []byte) (p *parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -49,11 +52,12 @@ func parsePDF(data []byte) (p *parsed, err error) {
 		sizes = map[int]int{} // font size (rounded to a tenth) → characters set in it
 		total int
 	)
-	for n := 1; n <= r.NumPage(); n++ {
-		page := r.Page(n)
-		if page.V.IsNull() {
-			continue
-		}
+	pages, _, err := pdfpages.Pages(r, 0)
+	if err != nil {
+		return nil, err
+	}
+	for i, page := range pages {
+		n := i + 1
 		pl := pageLines(page, n, sizes)
 		if len(pl) == 0 {
 			// No positioned text (unusual operators): the page's plain text
@@ -69,7 +73,7 @@ func parsePDF(data []byte) (p *parsed, err error) {
 			total += len(l.text)
 		}
 		if total > maxTextBytes {
-			return nil, fmt.Errorf("the PDF holds more than %d MiB of text", maxTextBytes>>20)
+			return nil, fmt.Errorf("%w: the PDF holds more than %d MiB of text", ErrTooMuchText, maxTextBytes>>20)
 		}
 		lines = append(lines, pl...)
 	}

@@ -12,6 +12,11 @@
 // failure of either step removes them again, so a failed ingestion leaves
 // the space as it was. What a crash leaves in the index is invisible and
 // removed by the next process to change the space.
+//
+// PDF, DOCX and HTML files are parsed in a worker process under
+// Config.Parse (internal/isolate), before the space's lock is taken: a
+// crafted file can make a parser loop or swell, and only a process can be
+// stopped. The DOCX reader bounds what it unpacks as it goes.
 package spaces
 
 import (
@@ -33,6 +38,8 @@ import (
 
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/sova-ai/sova/internal/isolate"
 )
 
 // Embedder turns texts into embedding vectors (one per text, in order).
@@ -58,6 +65,9 @@ type Config struct {
 	EmbedBatch int
 	// Workers is how many files are read in parallel (default: CPUs).
 	Workers int
+	// Parse limits the reading of one PDF, DOCX or HTML file, which runs
+	// in a worker process (SOVA_PARSE_TIMEOUT, SOVA_PARSE_MEMORY).
+	Parse isolate.Limits
 }
 
 // Defaults of Config.
@@ -109,7 +119,7 @@ type Service struct {
 	terms *termAnalyzer // for snippets
 
 	mu         sync.Mutex
-	locks      map[string]*sync.Mutex
+	locks      map[string]chan struct{}
 	reconciled map[string]bool
 }
 
@@ -120,7 +130,7 @@ func NewService(st sova.SpaceStore, idx Index, embed Embedder, cfg Config, log *
 	}
 	return &Service{
 		store: st, index: idx, embed: embed, cfg: cfg.withDefaults(), log: log,
-		terms: newTermAnalyzer(), locks: map[string]*sync.Mutex{}, reconciled: map[string]bool{},
+		terms: newTermAnalyzer(), locks: map[string]chan struct{}{}, reconciled: map[string]bool{},
 	}
 }
 
@@ -130,17 +140,23 @@ func (s *Service) Hybrid() bool { return s.embed != nil }
 // Close releases the index.
 func (s *Service) Close() error { return s.index.Close() }
 
-// lock serialises changes to one space within this process.
-func (s *Service) lock(spaceID string) func() {
+// lock serialises changes to one space within this process. It is held
+// for store and index work only, never while a file is parsed, and waiting
+// for it ends with ctx.
+func (s *Service) lock(ctx context.Context, spaceID string) (unlock func(), err error) {
 	s.mu.Lock()
 	m := s.locks[spaceID]
 	if m == nil {
-		m = &sync.Mutex{}
+		m = make(chan struct{}, 1)
 		s.locks[spaceID] = m
 	}
 	s.mu.Unlock()
-	m.Lock()
-	return m.Unlock
+	select {
+	case m <- struct{}{}:
+		return func() { <-m }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // CreateSpace creates a space.
@@ -178,7 +194,10 @@ func (s *Service) UpdateSpace(ctx context.Context, userID, spaceID, name, descri
 // first: an index left behind when removing it fails belongs to no space
 // and is never searched.
 func (s *Service) DeleteSpace(ctx context.Context, userID, spaceID string) error {
-	unlock := s.lock(spaceID)
+	unlock, err := s.lock(ctx, spaceID)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	if err := s.store.DeleteSpace(ctx, userID, spaceID); err != nil {
 		return err
@@ -246,12 +265,23 @@ type AddOptions struct {
 // in the store and the index together. The returned error is set when a
 // batch could not be written; the results then cover the files
 // processed so far, and the failed batch left the space as it was.
+//
+// Files are read and parsed before the space's lock is taken (PDF, DOCX
+// and HTML in worker processes under Config.Parse), so a file that takes
+// long to parse holds up no other change to the space; the lock covers
+// only the store and the index.
 func (s *Service) Add(ctx context.Context, userID, spaceID string, files []File, opt AddOptions) ([]FileResult, error) {
-	unlock := s.lock(spaceID)
-	defer unlock()
-	if err := s.reconcile(ctx, userID, spaceID); err != nil {
+	unlock, err := s.lock(ctx, spaceID)
+	if err != nil {
 		return nil, err
 	}
+	err = s.reconcile(ctx, userID, spaceID)
+	unlock()
+	if err != nil {
+		return nil, err
+	}
+	// What the space holds now, to skip reading unchanged files; checked
+	// again under the lock before anything is written.
 	existing, err := s.store.ListDocuments(ctx, userID, spaceID)
 	if err != nil {
 		return nil, err
@@ -275,7 +305,7 @@ func (s *Service) Add(ctx context.Context, userID, spaceID string, files []File,
 		}
 	}
 	for start := 0; start < len(files); {
-		// Read the next window of files in parallel.
+		// Read the next window of files in parallel, without the lock.
 		end := min(start+s.cfg.BatchFiles, len(files))
 		items := make([]*prepared, end-start)
 		g, gctx := errgroup.WithContext(ctx)
@@ -298,56 +328,105 @@ func (s *Service) Add(ctx context.Context, userID, spaceID string, files []File,
 		if err := g.Wait(); err != nil {
 			return results[:start], err
 		}
-		// Write the window in batches of bounded text; results keep the
-		// order of the files.
-		var (
-			batch []int // indexes into files
-			size  int
-		)
-		flush := func() error {
-			if len(batch) == 0 {
-				return nil
-			}
-			ps := make([]*prepared, len(batch))
-			for j, i := range batch {
-				ps[j] = items[i-start]
-			}
-			err := s.write(ctx, userID, spaceID, ps)
-			for j, i := range batch {
-				if err == nil {
-					known[ps[j].doc.Name] = *ps[j].doc
-				}
-				results[i] = ps[j].result(err)
-			}
-			batch, size = nil, 0
-			return err
+		unlock, err := s.lock(ctx, spaceID)
+		if err != nil {
+			return results[:start], err
 		}
-		for i := start; i < end; i++ {
-			p := items[i-start]
-			switch {
-			case p == nil: // refused above
-				continue
-			case p.err != nil:
-				results[i] = FileResult{Name: files[i].Name, Status: StatusFailed, Error: p.err.Error(), err: p.err}
-				continue
-			case p.unchanged != nil:
-				results[i] = FileResult{Name: files[i].Name, Status: StatusUnchanged, Document: p.unchanged}
-				continue
-			}
-			if len(batch) > 0 && size+p.textBytes > s.cfg.BatchBytes {
-				if err := flush(); err != nil {
-					return s.notWritten(results[:end], files, err), err
-				}
-			}
-			batch = append(batch, i)
-			size += p.textBytes
-		}
-		if err := flush(); err != nil {
+		err = s.writeWindow(ctx, userID, spaceID, files, start, items, results, known)
+		unlock()
+		if err != nil {
 			return s.notWritten(results[:end], files, err), err
 		}
 		start = end
 	}
 	return results, nil
+}
+
+// writeWindow writes a window of prepared files, files[start:start+len(items)],
+// in batches of bounded text; results keep the order of the files. The
+// caller holds the space's lock. The files were read against a snapshot
+// of the space (known); settle brings each in line with the space as it
+// is now.
+func (s *Service) writeWindow(ctx context.Context, userID, spaceID string, files []File, start int, items []*prepared, results []FileResult, known map[string]sova.Document) error {
+	current, err := s.store.ListDocuments(ctx, userID, spaceID)
+	if err != nil {
+		return err
+	}
+	now := make(map[string]sova.Document, len(current))
+	for _, d := range current {
+		now[d.Name] = d
+	}
+	var (
+		batch []int // indexes into files
+		size  int
+	)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		ps := make([]*prepared, len(batch))
+		for j, i := range batch {
+			ps[j] = items[i-start]
+		}
+		err := s.write(ctx, userID, spaceID, ps)
+		for j, i := range batch {
+			if err == nil {
+				known[ps[j].doc.Name] = *ps[j].doc
+			}
+			results[i] = ps[j].result(err)
+		}
+		batch, size = nil, 0
+		return err
+	}
+	for k, p := range items {
+		i := start + k
+		if p != nil && p.err == nil {
+			s.settle(p, now)
+		}
+		switch {
+		case p == nil: // refused before reading
+			continue
+		case p.err != nil:
+			results[i] = FileResult{Name: files[i].Name, Status: StatusFailed, Error: p.err.Error(), err: p.err}
+			continue
+		case p.unchanged != nil:
+			results[i] = FileResult{Name: files[i].Name, Status: StatusUnchanged, Document: p.unchanged}
+			continue
+		}
+		if len(batch) > 0 && size+p.textBytes > s.cfg.BatchBytes {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		batch = append(batch, i)
+		size += p.textBytes
+	}
+	return flush()
+}
+
+// settle brings a file read against a snapshot of the space in line with
+// the space as it is now (now, read under the lock): another change may
+// have added, replaced or deleted the document of that name meanwhile.
+func (s *Service) settle(p *prepared, now map[string]sova.Document) {
+	if p.unchanged != nil {
+		if cur, ok := now[p.unchanged.Name]; !ok || cur.SHA256 != p.unchanged.SHA256 {
+			p.err = fmt.Errorf("%s: %w: the document changed while it was being added; add it again", p.unchanged.Name, sova.ErrConflict)
+			p.unchanged = nil
+		} else {
+			p.unchanged = &cur
+		}
+		return
+	}
+	cur, ok := now[p.doc.Name]
+	switch {
+	case ok && cur.SHA256 == p.doc.SHA256:
+		p.unchanged = &cur
+	case ok:
+		p.doc.ID, p.replaces = cur.ID, true
+	case p.replaces:
+		// Deleted meanwhile: this is a new document again.
+		p.doc.ID, p.replaces = uuid.NewString(), false
+	}
 }
 
 // notWritten marks the files of a window that a failed batch kept from
@@ -406,7 +485,7 @@ func (s *Service) prepare(ctx context.Context, f File, known map[string]sova.Doc
 	if err != nil {
 		return fail(err)
 	}
-	doc, err := parse(name, format, data)
+	doc, err := parseIsolated(ctx, s.cfg.Parse, name, format, data)
 	if err != nil {
 		return fail(err)
 	}
@@ -601,10 +680,13 @@ func (s *Service) removeVersions(ctx context.Context, spaceID string, versions [
 
 // DeleteDocuments deletes documents: their rows, then their chunks.
 func (s *Service) DeleteDocuments(ctx context.Context, userID, spaceID string, docIDs []string) error {
-	unlock := s.lock(spaceID)
+	unlock, err := s.lock(ctx, spaceID)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	var deleted []DocVersion
-	err := s.store.DeleteDocuments(ctx, userID, spaceID, docIDs, func(rows []sova.Document) error {
+	err = s.store.DeleteDocuments(ctx, userID, spaceID, docIDs, func(rows []sova.Document) error {
 		for _, d := range rows {
 			deleted = append(deleted, DocVersion{DocID: d.ID}) // every version
 		}

@@ -29,11 +29,12 @@ const SQLiteFileName = "sova.db"
 // sova.RunStore, ...). Implementations are safe for concurrent use.
 // Timestamps are kept with millisecond precision and returned in UTC.
 type Store interface {
-	sova.ChatStore  // chats and messages (chats.go)
-	sova.SpaceStore // document spaces (spaces.go)
-	sova.RunStore   // runs, their event logs and workspace files (runs.go)
-	sova.AgentStore // schema-guided reasoning agents (agents.go)
-	sova.CacheStore // web search and page cache (cache.go)
+	sova.ChatStore    // chats and messages (chats.go)
+	sova.SpaceStore   // document spaces (spaces.go)
+	sova.RunStore     // runs, their event logs and workspace files (runs.go)
+	sova.AgentStore   // schema-guided reasoning agents (agents.go)
+	sova.CacheStore   // web search and page cache (cache.go)
+	sova.AccountStore // accounts, sessions, API keys, usage counters (accounts.go)
 
 	// Ping checks that the database is reachable.
 	Ping(ctx context.Context) error

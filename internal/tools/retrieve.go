@@ -38,6 +38,9 @@ type RetrieveOptions struct {
 	OnRead func(p *Page, summary string)
 	// Description replaces the tool's description.
 	Description string
+	// Cite numbers the pages as citable sources, in the numbering the
+	// search tools of the run share; nil: the run's Pages numbers.
+	Cite *Citations
 }
 
 // RetrieveArgs are retrieve's arguments.
@@ -141,18 +144,21 @@ func (rt *retrieve) readOne(ctx context.Context, u string) (string, bool, error)
 	if pg.Title != "" {
 		title = pg.Title
 	}
+	// A long page is cut to the passages that answer the run's question
+	// and queries, within the reading budget.
+	ex := pg.Excerpt(rt.run.Focus()...)
 	summary := ""
 	if rt.o.Summarise != nil {
-		summary, err = rt.o.Summarise(ctx, title, pg.Markdown)
+		summary, err = rt.o.Summarise(ctx, title, ex.Markdown)
 		if err != nil && ctx.Err() != nil {
 			return "", false, ctx.Err()
 		}
 	}
 	if rt.o.Summarise == nil || err != nil {
 		// The page was read; its text serves when no summary can be made.
-		summary = clip(pg.Markdown, 1500)
+		summary = clip(ex.Markdown, 1500)
 	}
-	src := sova.Source{URL: u, Title: title, Snippet: clip(summary, 300), Kind: sova.SourceWeb, Published: pg.Published}
+	src := sova.Source{URL: u, Title: title, Snippet: clip(summary, 300), Kind: sova.SourceWeb, Published: pg.Published, Passages: ex.Sections}
 	if known {
 		src.Favicon = hit.Favicon
 		if src.Published == "" {
@@ -163,7 +169,11 @@ func (rt *retrieve) readOne(ctx context.Context, u string) (string, bool, error)
 	if rt.o.OnRead != nil {
 		rt.o.OnRead(p, summary)
 	}
-	return fmt.Sprintf("[%d] %s\nURL: %s\n%s", p.N, title, u, summary), true, nil
+	n := p.N
+	if rt.o.Cite != nil {
+		n = rt.o.Cite.Number(src)
+	}
+	return fmt.Sprintf("[%d] %s\nURL: %s\n%s", n, title, u, summary), true, nil
 }
 
 // Condense asks a (fast) model to condense a page: system says what to

@@ -9,10 +9,15 @@ import (
 
 	"github.com/sova-ai/sova"
 
+	"github.com/sova-ai/sova/internal/academic"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
+	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/reddit"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/spaces"
+	"github.com/sova-ai/sova/internal/xai"
+	"github.com/sova-ai/sova/internal/youtube"
 )
 
 // PageReader reads a web page into Markdown (*fetch.Fetcher, or the web
@@ -44,6 +49,23 @@ type Providers struct {
 	Reader PageReader
 	// Documents searches the person's document spaces; nil: none.
 	Documents DocumentSearcher
+
+	// The search groups' providers (seed 000 §1.2; status.go says which
+	// tool each serves). A nil one withdraws its tool.
+
+	// Academic searches papers (academic_search).
+	Academic academic.Searcher
+	// YouTube searches videos and reads transcripts (youtube_search).
+	YouTube *youtube.Client
+	// Reddit searches Reddit (reddit_search).
+	Reddit *reddit.Client
+	// X searches posts on X (x_search); nil without XAI_API_KEY.
+	X *xai.Client
+	// Code is code_context's own search (Tavily, advanced depth, pages as
+	// Markdown); nil: Search, documentation sites first.
+	Code Searcher
+	// Model writes text_translate's translations (the fast model).
+	Model llm.Model
 }
 
 // Run is what one run's tools share: the providers, where their progress
@@ -56,8 +78,36 @@ type Run struct {
 	sink  event.Sink // nil: no progress events
 	pages *Pages
 
-	mu     sync.Mutex
-	rounds int
+	mu      sync.Mutex
+	rounds  int
+	focus   []string // the question and the queries searched: what pages are read for
+	focused map[string]bool
+}
+
+// SetQuestion records the run's question: pages read are cut to the
+// passages that answer it (and the queries searched).
+func (r *Run) SetQuestion(q string) { r.addFocus(q) }
+
+func (r *Run) addFocus(s string) {
+	s = strings.TrimSpace(s)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s == "" || r.focused[strings.ToLower(s)] {
+		return
+	}
+	if r.focused == nil {
+		r.focused = map[string]bool{}
+	}
+	r.focused[strings.ToLower(s)] = true
+	r.focus = append(r.focus, s)
+}
+
+// Focus is what the run's pages are read for: its question and the
+// queries searched so far.
+func (r *Run) Focus() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.focus...)
 }
 
 // NewRun returns the tools' state for one run. sink receives the tools'
@@ -118,6 +168,7 @@ func (r *Run) Search(ctx context.Context, q Query) ([]search.Result, error) {
 	if r.p.Search == nil {
 		return nil, errors.New("web search is not available")
 	}
+	r.addFocus(q.Text)
 	r.emit(event.Event{Type: event.TypeQuery, Query: &event.Query{Query: q.Text, Total: 1, Status: event.QueryStarted, Iteration: q.Round}})
 	res, err := r.p.Search.Search(ctx, search.Query{Text: q.Text, MaxResults: q.Results, Language: q.Language})
 	ev := &event.Query{Query: q.Text, Total: 1, Iteration: q.Round}

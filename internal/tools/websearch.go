@@ -182,7 +182,11 @@ func (w *webSearch) call(ctx context.Context, a WebSearchArgs) (agent.Output, er
 			}
 			item := ResultItem{Title: r.Title, Source: r.URL, Content: clip(content, 1500), Query: q, Kind: sova.SourceWeb}
 			if w.o.Cite != nil {
-				item.Number = w.o.Cite.Number(SourceOf(r))
+				// A result is cited from what the search engine said of
+				// the page, not from the page: it is marked so.
+				src := SourceOf(r)
+				src.SnippetOnly = true
+				item.Number = w.o.Cite.Number(src)
 			}
 			out.Results = append(out.Results, item)
 		}

@@ -306,3 +306,27 @@ func clip(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
 }
+
+// SourceLine is a source as a line of a terminal's list of sources:
+// "[n] title — url", and after a source the run never read (its snippet
+// is all the answer had of it) a note saying so, in Russian when language
+// is "ru". The CLI prints the list under the answer.
+func SourceLine(s sova.Source, language string) string {
+	title := s.Title
+	if title == "" {
+		title = s.URL
+	}
+	line := "[" + strconv.Itoa(s.Number) + "] " + title + " — " + s.URL
+	if s.SnippetOnly {
+		line += " " + SnippetOnlyNote(language)
+	}
+	return line
+}
+
+// SnippetOnlyNote is the note after a source the run never read.
+func SnippetOnlyNote(language string) string {
+	if language == "ru" {
+		return "(только фрагмент из поиска: страница не прочитана)"
+	}
+	return "(search snippet only: the page was not read)"
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
 	"github.com/sova-ai/sova/internal/event"
 )
 
@@ -114,6 +115,25 @@ func TestThousandsAndClip(t *testing.T) {
 	for _, tt := range tests {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+// The CLI's list of sources says which ones the run never read.
+func TestSourceLine(t *testing.T) {
+	read := sova.Source{Number: 1, URL: "https://a.example/", Title: "A"}
+	snippet := sova.Source{Number: 2, URL: "https://b.example/", SnippetOnly: true}
+	for _, tt := range []struct {
+		src  sova.Source
+		lang string
+		want string
+	}{
+		{read, "en", "[1] A — https://a.example/"},
+		{snippet, "en", "[2] https://b.example/ — https://b.example/ (search snippet only: the page was not read)"},
+		{snippet, "ru", "[2] https://b.example/ — https://b.example/ (только фрагмент из поиска: страница не прочитана)"},
+	} {
+		if got := SourceLine(tt.src, tt.lang); got != tt.want {
+			t.Errorf("SourceLine(%+v, %s) = %q, want %q", tt.src, tt.lang, got, tt.want)
 		}
 	}
 }

@@ -44,7 +44,9 @@ func SetUIStreamHeaders(h HeaderSetter) {
 //	Status           data-status      id "status-<stage>"  {stage,message,detail?}
 //	Query            data-query_completion id "query-<iteration>-<index>"
 //	                 {query,index,total,status,resultsCount?,imagesCount?,error?,iteration}
-//	Source, cited    source-url {sourceId:"<number>", url, title?} (once per number)
+//	Source, cited    source-url {sourceId:"<number>", url, title?,
+//	                 providerMetadata?{sova:{snippetOnly:true}}} (once per number;
+//	                 the metadata marks a source the run never read)
 //	Source, candidate data-source     id "source-<url>"
 //	Page             data-page        id "page-<url>"  {url,title?,state,chars?,error?}
 //	TextDelta        text-start {id} (once), text-delta {id, delta}
@@ -115,10 +117,11 @@ type (
 		Delta string `json:"delta"`
 	}
 	uiSourceURL struct {
-		Type     string `json:"type"`
-		SourceID string `json:"sourceId"`
-		URL      string `json:"url"`
-		Title    string `json:"title,omitempty"`
+		Type             string                    `json:"type"`
+		SourceID         string                    `json:"sourceId"`
+		URL              string                    `json:"url"`
+		Title            string                    `json:"title,omitempty"`
+		ProviderMetadata map[string]map[string]any `json:"providerMetadata,omitempty"`
 	}
 	uiData struct {
 		Type      string `json:"type"`
@@ -419,8 +422,11 @@ func (s *UIStream) citedSource(src sova.Source) error {
 	if s.cited[src.Number] {
 		return nil // a source-url part is not replaced by id; send each once
 	}
-	if err := s.out.data(uiSourceURL{Type: "source-url", SourceID: strconv.Itoa(src.Number),
-		URL: src.URL, Title: src.Title}); err != nil {
+	part := uiSourceURL{Type: "source-url", SourceID: strconv.Itoa(src.Number), URL: src.URL, Title: src.Title}
+	if src.SnippetOnly {
+		part.ProviderMetadata = map[string]map[string]any{"sova": {"snippetOnly": true}}
+	}
+	if err := s.out.data(part); err != nil {
 		return err
 	}
 	s.cited[src.Number] = true

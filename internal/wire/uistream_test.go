@@ -112,6 +112,20 @@ func TestUIStreamFrames(t *testing.T) {
 				`{"type":"source-url","sourceId":"4","url":"https://b.example/"}`, done),
 		},
 		{
+			name: "a cited source never read says so in its provider metadata and in the finish",
+			events: []event.Event{
+				{Type: event.TypeSource, Source: &sova.Source{Number: 1, URL: "https://a.example/", Title: "A", SnippetOnly: true}},
+				{Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishStop, Sources: []sova.Source{
+					{Number: 1, URL: "https://a.example/", Title: "A", SnippetOnly: true},
+					{Number: 2, URL: "https://b.example/", Title: "B"},
+				}}},
+			},
+			want: frames(
+				`{"type":"source-url","sourceId":"1","url":"https://a.example/","title":"A","providerMetadata":{"sova":{"snippetOnly":true}}}`,
+				`{"type":"source-url","sourceId":"2","url":"https://b.example/","title":"B"}`,
+				`{"type":"finish","finishReason":"stop","messageMetadata":{"finishReason":"stop","usage":{"inputTokens":0,"outputTokens":0,"totalTokens":0},"sources":[{"number":1,"url":"https://a.example/","title":"A","snippetOnly":true},{"number":2,"url":"https://b.example/","title":"B"}]}}`, done),
+		},
+		{
 			name:   "pages are updated in place by url",
 			events: []event.Event{evPage("https://a.example/", event.PageReading, 0, ""), evPage("https://a.example/", event.PageRead, 1200, ""), evPage("https://b.example/", event.PageFailed, 0, "403")},
 			want: frames(

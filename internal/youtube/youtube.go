@@ -60,21 +60,22 @@ var (
 	ErrNoCaptions  = errors.New("the video has no captions")
 )
 
-// Config holds the settings of the YouTube providers. Env var names are
-// those documented in docs/configuration.md.
+// Config holds the settings of the YouTube providers. The env tags are
+// the variables internal/config reads them from (docs/configuration.md).
 type Config struct {
 	// APIKey is a YouTube Data API v3 key (YOUTUBE_API_KEY); without it
 	// search goes through Invidious.
-	APIKey string
+	APIKey string `env:"YOUTUBE_API_KEY"`
 	// YouTubeURL is the Data API base (SOVA_YOUTUBE_URL).
-	YouTubeURL string
+	YouTubeURL string `env:"SOVA_YOUTUBE_URL" envDefault:"https://www.googleapis.com/youtube/v3"`
 	// InvidiousURL is the Invidious instance (SOVA_INVIDIOUS_URL).
-	InvidiousURL string
+	InvidiousURL string `env:"SOVA_INVIDIOUS_URL" envDefault:"https://inv.nadeko.net"`
 
 	// HTTPClient sends the requests; nil means one with Timeout.
 	HTTPClient *http.Client
-	// Timeout bounds one provider call, its retry included; 0 means 30s.
-	Timeout time.Duration
+	// Timeout bounds one provider call, its retry included; 0 means 30s
+	// (SOVA_PROVIDER_TIMEOUT).
+	Timeout time.Duration `env:"SOVA_PROVIDER_TIMEOUT" envDefault:"30s"`
 	// UserAgent is sent with every request; "" means Sova's.
 	UserAgent string
 	// RetryBackoff is the pause before retrying a 5xx answer or a network

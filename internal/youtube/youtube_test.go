@@ -84,7 +84,7 @@ func failureCases(provider, malformed string) []searchCase {
 		{
 			name:    "5xx",
 			route:   apitest.Always(apitest.Reply{Status: 500, Body: `{"error":"internal"}`}),
-			wantErr: []string{provider + ": http://127.0.0.1", "HTTP 500 Internal Server Error"}, wantCode: 500,
+			wantErr: []string{provider + ": the service answered", "HTTP 500 Internal Server Error"}, wantCode: 500,
 		},
 		{
 			name:    "429",
@@ -95,7 +95,7 @@ func failureCases(provider, malformed string) []searchCase {
 			name:     "timeout",
 			route:    apitest.Always(apitest.Reply{Delay: 5 * time.Second}),
 			deadline: 80 * time.Millisecond,
-			wantErr:  []string{provider + ": request to http://127.0.0.1", "stopped"}, wantIs: context.DeadlineExceeded,
+			wantErr:  []string{provider + ": request stopped", "stopped"}, wantIs: context.DeadlineExceeded,
 		},
 		{
 			name:    "malformed",

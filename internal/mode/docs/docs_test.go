@@ -159,6 +159,13 @@ func TestDocsWithWebSearchCitesBothKinds(t *testing.T) {
 	if len(res.Sources) < 4 || kinds[sova.SourceDocument] == 0 || kinds[sova.SourceWeb] != 3 {
 		t.Errorf("sources = %+v", res.Sources)
 	}
+	// The web results are cited from their search snippets, never read:
+	// they say so. Passages of documents are the text itself.
+	for _, s := range res.Sources {
+		if s.SnippetOnly != (s.Kind == sova.SourceWeb) {
+			t.Errorf("source %d (%s, %s): snippetOnly %v", s.Number, s.Kind, s.URL, s.SnippetOnly)
+		}
+	}
 	if q := e.sx.Queries(); len(q) != 1 || q[0] != "economy 1930s" {
 		t.Errorf("web queries = %q", q)
 	}

@@ -171,3 +171,45 @@ func TestFallbackReport(t *testing.T) {
 		}
 	})
 }
+
+// With search down the agents read nothing, and the report comes from the
+// model's own knowledge: it says so first, in the question's language,
+// and a status says so too. A report from pages read has no such note.
+func TestUnverifiedReportWithoutSources(t *testing.T) {
+	for _, tt := range []struct {
+		name, question, note string
+	}{
+		{"english", question, "> **No sources.** The web search turned up no page that could be read"},
+		{"russian", "Как президенты описывали экономику в 1930-е?", "> **Без источников.** Веб-поиск не дал ни одной страницы"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.cfg.ClarifyingQuestions = false
+			e.sx.Fail.Store(503)
+			res, rec := e.run(t, mode.Input{Question: tt.question})
+			if !strings.HasPrefix(res.Text, tt.note) || res.Report != res.Text || rec.Text() != res.Text || len(res.Sources) != 0 {
+				t.Errorf("report (%d sources):\n%s", len(res.Sources), clip(res.Text, 600))
+			}
+			var said bool
+			for _, ev := range rec.Filter(event.TypeStatus) {
+				if ev.Status.Stage == mode.StageUnverified {
+					said = true
+				}
+			}
+			if !said {
+				t.Error("no status says the report is unverified")
+			}
+		})
+	}
+	e := newEnv(t)
+	e.cfg.ClarifyingQuestions = false
+	res, rec := e.run(t, mode.Input{Question: question})
+	if strings.Contains(res.Text, "No sources.") || len(res.Sources) == 0 {
+		t.Errorf("report from pages read:\n%s", clip(res.Text, 600))
+	}
+	for _, ev := range rec.Filter(event.TypeStatus) {
+		if ev.Status.Stage == mode.StageUnverified {
+			t.Errorf("status %+v for a report from pages read", ev.Status)
+		}
+	}
+}

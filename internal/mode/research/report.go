@@ -94,6 +94,13 @@ func (s *session) report(ctx context.Context, findings string) (*mode.Result, er
 		s.sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 	})
 	var text strings.Builder
+	if s.pages.Count() == 0 {
+		// The run read nothing (search down, every page refused): the
+		// report is the model's own knowledge, and it says so first.
+		note := mode.Unverified(s.sink, s.lang, s.tools.Rounds() > 0, "")
+		text.WriteString(note)
+		s.sink.Emit(event.Event{Type: event.TypeTextDelta, Time: time.Now(), Text: note})
+	}
 	for _, para := range strings.SplitAfter(bestBody, "\n\n") {
 		if out := filter.Write(para); out != "" {
 			text.WriteString(out)

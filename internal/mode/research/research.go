@@ -200,6 +200,7 @@ func (r *Research) newSession(in mode.Input, sink event.Sink) *session {
 		status(sink, "search", fmt.Sprintf("Search provider %s failed; trying %s", failed, next), err.Error())
 	})
 	s.tools = tools.NewRun(tools.Providers{Search: provider, Reader: r.reader}, sink)
+	s.tools.SetQuestion(s.question)
 	s.pages = s.tools.Pages()
 	return s
 }

@@ -183,6 +183,9 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	ran := map[string]bool{}
 	var top []search.Result
 	firstErr := ""
+	// What the pages are read for: long pages are cut to the passages that
+	// match the question and the queries run.
+	focus := []string{in.Question, rewritten}
 	for it := 1; it <= s.cfg.Iterations && len(queries) > 0; it++ {
 		mode.Status(sink, "search", fmt.Sprintf("Searching, iteration %d of %d", it, s.cfg.Iterations), "")
 		results, step := s.searchAll(ctx, sink, provider, queries, it, language)
@@ -191,6 +194,7 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		}
 		for _, q := range queries {
 			ran[strings.ToLower(q)] = true
+			focus = append(focus, q)
 		}
 		for _, r := range search.Filter(search.Dedupe(results), s.cfg.BlockList) {
 			key := search.NormalizeURL(r.URL)
@@ -238,7 +242,7 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 	}
 	mode.Status(sink, "read", fmt.Sprintf("Reading %d pages", min(s.cfg.ScrapeTopN, len(candidates))), "")
-	pages := s.readPages(ctx, sink, rewritten, language, candidates, steps)
+	pages := s.readPages(ctx, sink, rewritten, focus, language, candidates, steps)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -246,9 +250,12 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	if len(pages) == 0 {
 		// Nothing could be read: the search engines' own snippets are the
 		// only text this run saw, so they become the citable sources.
+		// They are marked as such: the answer cites no page it read.
 		mode.Status(sink, "read", "No page could be read; answering from search snippets", "")
 		for _, r := range candidates[:min(len(candidates), s.cfg.ScrapeTopN)] {
-			pages = append(pages, readPage{source: tools.SourceOf(r), summary: r.Snippet})
+			src := tools.SourceOf(r)
+			src.SnippetOnly = true
+			pages = append(pages, readPage{source: src, summary: r.Snippet})
 		}
 	}
 
@@ -427,7 +434,7 @@ func (rr *ranking) rerank(ctx context.Context, query string, pool []search.Resul
 
 // readPages reads up to ScrapeTopN candidates in parallel and summarises
 // each; a page that cannot be read is replaced by the next candidate.
-func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, language lang.Language, candidates []search.Result, steps *searchSteps) []readPage {
+func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, focus []string, language lang.Language, candidates []search.Result, steps *searchSteps) []readPage {
 	want := min(s.cfg.ScrapeTopN, len(candidates))
 	var (
 		mu    sync.Mutex
@@ -457,7 +464,7 @@ func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, lan
 				if !ok {
 					return nil
 				}
-				p, step := s.readOne(gctx, sink, query, language, candidates[i])
+				p, step := s.readOne(gctx, sink, query, focus, language, candidates[i])
 				mu.Lock()
 				inFlight--
 				steps.Pages = append(steps.Pages, step)
@@ -482,7 +489,7 @@ func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, lan
 	return out
 }
 
-func (s *Mode) readOne(ctx context.Context, sink event.Sink, query string, language lang.Language, r search.Result) (*readPage, pageStep) {
+func (s *Mode) readOne(ctx context.Context, sink event.Sink, query string, focus []string, language lang.Language, r search.Result) (*readPage, pageStep) {
 	sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: r.URL, Title: r.Title, State: event.PageReading}})
 	page, err := s.reader.Fetch(ctx, r.URL)
 	if err == nil && strings.TrimSpace(page.Markdown) == "" {
@@ -496,13 +503,15 @@ func (s *Mode) readOne(ctx context.Context, sink event.Sink, query string, langu
 	if title == "" {
 		title = r.Title
 	}
-	summary, err := s.summarise(ctx, query, language, title, page.Markdown)
+	ex := page.Excerpt(focus...)
+	summary, err := s.summarise(ctx, query, language, title, ex.Markdown)
 	if err != nil {
 		// The page was read; its trimmed text serves when no summary can be made.
-		summary = page.Markdown
+		summary = ex.Markdown
 	}
 	src := tools.SourceOf(r)
 	src.Title = title
+	src.Passages = ex.Sections
 	sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: r.URL, Title: title, State: event.PageRead, Chars: page.Chars}})
 	return &readPage{source: src, summary: summary}, pageStep{URL: r.URL, Title: title, Chars: page.Chars}
 }

@@ -312,3 +312,37 @@ func TestSearchStopsWhenCancelled(t *testing.T) {
 		t.Fatal("run did not stop after cancel")
 	}
 }
+
+// When no page can be read, the answer cites the search engine's
+// snippets: its sources say so (snippetOnly), so that no one takes them
+// for pages the run read. Pages read are not marked.
+func TestSearchMarksSnippetOnlySources(t *testing.T) {
+	e := newSearchEnv(t)
+	c := e.client(t)
+	// The guard refuses the test site's loopback address: nothing is read.
+	unreadable := New(e.cfg, c, c.Fast(), search.NewChain(search.NewSearXNG(e.sx.URL, nil)), fetch.New(fetch.Config{}))
+	res, rec := e.run(t, unreadable, "How did presidents describe the economy in the 1930s?")
+	if len(res.Sources) == 0 {
+		t.Fatal("no sources cited")
+	}
+	for _, s := range res.Sources {
+		if !s.SnippetOnly {
+			t.Errorf("source %d (%s) is not marked snippet-only, though no page was read", s.Number, s.URL)
+		}
+	}
+	for _, ev := range rec.Filter(event.TypeSource) {
+		if ev.Source.Number > 0 && !ev.Source.SnippetOnly {
+			t.Errorf("cited source event %d is not marked snippet-only", ev.Source.Number)
+		}
+	}
+
+	res, _ = e.run(t, e.mode(t), "How did presidents describe the economy in the 1930s?")
+	if len(res.Sources) == 0 {
+		t.Fatal("no sources cited")
+	}
+	for _, s := range res.Sources {
+		if s.SnippetOnly {
+			t.Errorf("source %d (%s) was read but is marked snippet-only", s.Number, s.URL)
+		}
+	}
+}

@@ -188,6 +188,7 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		return done, err
 	}
 	w.tools = tools.NewRun(tools.Providers{Search: m.search, Reader: m.reader}, sink)
+	w.tools.SetQuestion(in.Question)
 	res, err := m.loop(ctx, w, in, sink)
 	if err != nil {
 		w.agent.State = sova.AgentFailed
@@ -404,14 +405,31 @@ func (m *Mode) decide(ctx context.Context, w *work, in mode.Input, step int, too
 	return next, nil
 }
 
-// complete records the agent's final answer.
+// complete records the agent's final answer. An agent that read no page
+// answers from the model's own knowledge: its answer (and its report)
+// start with a note that says so, unless it says it could not do the task.
 func (m *Mode) complete(w *work, state, text string, sources []sova.Source) {
+	if unverified(w, state) {
+		searched := w.agent.SearchesUsed > 0
+		if r := w.mem.Report; r != nil && r.Text == text {
+			r.Text = mode.WithUnverifiedNote(w.language(), searched, r.Text)
+		}
+		text = mode.WithUnverifiedNote(w.language(), searched, text)
+	}
 	w.agent.State = state
 	w.agent.Result = text
 	w.agent.ResultSources = sources
 }
 
+// unverified reports whether an answer in state rests on no page read.
+func unverified(w *work, state string) bool {
+	return state == sova.AgentCompleted && len(w.read()) == 0
+}
+
 func (m *Mode) finalResult(w *work, sink event.Sink) *mode.Result {
+	if unverified(w, w.agent.State) {
+		mode.Unverified(sink, w.language(), w.agent.SearchesUsed > 0, "")
+	}
 	sink.Emit(textDelta(w.agent.Result))
 	res := &mode.Result{
 		Text: w.agent.Result, Sources: w.agent.ResultSources, Model: w.model,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -633,5 +634,68 @@ func TestStoppedMidStep(t *testing.T) {
 	if a.State != sova.AgentFailed || !strings.HasPrefix(a.Error, "stopped: ") || a.Iteration != 1 || a.SearchesUsed != 1 ||
 		len(mem.Steps) != 1 || last.Role != "tool" || !strings.HasPrefix(last.Content, "Error: web search") {
 		t.Errorf("agent %+v, last message %+v", a, last)
+	}
+}
+
+// With search down the agent reads nothing and answers from the model's
+// own knowledge: the answer (and its report) says so first, in the
+// question's language, and a status says so too.
+func TestUnverifiedAnswerWithoutSources(t *testing.T) {
+	for _, tt := range []struct {
+		name, question, note string
+	}{
+		{"english", question, "> **No sources.** The web search turned up no page that could be read"},
+		{"russian", "Как президенты описывали экономику в 1930-е?", "> **Без источников.** Веб-поиск не дал ни одной страницы"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.sx.Fail.Store(http.StatusServiceUnavailable)
+			e.script(1, next(ToolWebSearch, map[string]any{"query": "Roosevelt Hoover economy speeches", "max_results": 5}))
+			e.script(2, next(ToolCreateReport, map[string]any{
+				"title": "Presidents and the economy", "user_request_language_reference": tt.question,
+				"content": "Hoover promised prosperity; Roosevelt explained the bank holiday.", "confidence": "low",
+			}))
+			e.script(3, next(ToolFinalAnswer, map[string]any{
+				"completed_steps": []string{"reported"}, "answer": "See the report.", "status": "completed",
+			}))
+			res, rec, err := e.run(t, e.mode(t), mode.Input{RunID: "unverified", UserID: "ann", Question: tt.question})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(res.Text, tt.note) || !strings.Contains(res.Text, "Hoover promised prosperity") || len(res.Sources) != 0 {
+				t.Errorf("answer:\n%s\nsources %v", res.Text, res.Sources)
+			}
+			if res.Report != res.Text || rec.Text() != res.Text {
+				t.Errorf("report %q, streamed %q", res.Report, rec.Text())
+			}
+			var said bool
+			for _, ev := range rec.Filter(event.TypeStatus) {
+				if ev.Status.Stage == mode.StageUnverified && strings.Contains(ev.Status.Message, "No source was read") {
+					said = true
+				}
+			}
+			if !said {
+				t.Error("no status says the answer is unverified")
+			}
+			if a := e.agent(t, "unverified"); !strings.HasPrefix(a.Result, tt.note) {
+				t.Errorf("stored result %q", a.Result)
+			}
+		})
+	}
+
+	// An agent that read pages has no such note.
+	e := newEnv(t)
+	e.scriptResearch(1)
+	res, rec, err := e.run(t, e.mode(t), mode.Input{RunID: "verified", UserID: "ann", Question: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Text, "No sources.") || len(res.Sources) == 0 {
+		t.Errorf("answer from pages read:\n%s", res.Text)
+	}
+	for _, ev := range rec.Filter(event.TypeStatus) {
+		if ev.Status.Stage == mode.StageUnverified {
+			t.Errorf("status %+v for an answer from pages read", ev.Status)
+		}
 	}
 }

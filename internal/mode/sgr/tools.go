@@ -217,7 +217,10 @@ func (m *Mode) extract(ctx context.Context, w *work, a *ExtractArgs) outcome {
 			continue
 		}
 		p := pages[i]
-		src := w.markRead(u, p)
+		// A long page is cut to the passages that match the question and
+		// the searches so far.
+		ex := p.Excerpt(w.tools.Focus()...)
+		src := w.markRead(u, p, ex.Sections)
 		ok++
 		out = append(out, pageOut{Number: src.Number, URL: src.URL, Title: src.Title, Chars: p.Chars})
 		fmt.Fprintf(&people, "- [%d] [%s](%s) — %d characters\n", src.Number, mdText(cmpOr(src.Title, src.URL)), src.URL, p.Chars)
@@ -225,7 +228,7 @@ func (m *Mode) extract(ctx context.Context, w *work, a *ExtractArgs) outcome {
 		if p.Published != "" {
 			fmt.Fprintf(&model, "Published: %s\n", p.Published)
 		}
-		fmt.Fprintf(&model, "\n%s\n\n", strings.TrimSpace(p.Markdown))
+		fmt.Fprintf(&model, "\n%s\n\n", strings.TrimSpace(ex.Markdown))
 	}
 	head := fmt.Sprintf("Read %d of %d pages:\n", ok, len(urls))
 	o := outcome{text: head + strings.TrimRight(people.String(), "\n"), output: jsonOf(map[string]any{"pages": out}),
@@ -297,7 +300,7 @@ func (w *work) addSource(s sova.Source) sova.Source {
 
 // markRead numbers a page that was read (once: a page read again keeps its
 // number) and returns its source.
-func (w *work) markRead(url string, p *fetch.Page) sova.Source {
+func (w *work) markRead(url string, p *fetch.Page, passages []string) sova.Source {
 	key := search.NormalizeURL(url)
 	next := len(w.read()) + 1
 	for i, have := range w.agent.Sources {
@@ -313,9 +316,12 @@ func (w *work) markRead(url string, p *fetch.Page) sova.Source {
 		if w.agent.Sources[i].Published == "" {
 			w.agent.Sources[i].Published = p.Published
 		}
+		if len(passages) > 0 {
+			w.agent.Sources[i].Passages = passages
+		}
 		return w.agent.Sources[i]
 	}
-	s := sova.Source{Number: next, URL: url, Title: p.Title, Kind: sova.SourceWeb, Published: p.Published}
+	s := sova.Source{Number: next, URL: url, Title: p.Title, Kind: sova.SourceWeb, Published: p.Published, Passages: passages}
 	w.agent.Sources = append(w.agent.Sources, s)
 	return s
 }

@@ -9,6 +9,7 @@ import { uiMessageChunks } from './stream.js';
 import { Turn } from './turn.js';
 import { ChatList } from './sidebar.js';
 import { SpacesPanel } from './spaces.js';
+import { currentUser, showSignIn, accountFoot } from './account.js';
 
 const $ = (id) => document.getElementById(id);
 const MODE_KEY = 'sova.mode';
@@ -71,15 +72,27 @@ const spaces = new SpacesPanel($('spaces'), { toast });
 
 // ---- boot ----
 
-function boot() {
+async function boot() {
   applyStatic(document);
+  let me = null;
+  try {
+    me = await currentUser();
+    if (!me) {
+      showSignIn();
+      return;
+    }
+  } catch (e) {
+    toast(e.message);
+  }
+  accountFoot(document.querySelector('.sidebar-foot'), me);
   for (const b of document.querySelectorAll('[data-icon]')) b.prepend(icon(b.dataset.icon));
   setupTheme();
   setupComposer();
   setupModeMenu();
   setupSidebar();
-  loadModes();
-  loadChats();
+  // The modes appear once the chat list is drawn, so a page showing its
+  // modes is a page fully loaded.
+  loadModes(loadChats());
   spaces.init();
   window.addEventListener('popstate', () => route(false));
   route(false);
@@ -94,13 +107,14 @@ function route(push) {
 
 // ---- modes ----
 
-async function loadModes() {
+async function loadModes(after) {
   try {
     const body = await api.modes();
     state.modes = Array.isArray(body?.modes) ? body.modes.filter((m) => m && m.id) : [];
   } catch (e) {
     toast(e.message);
   }
+  await after;
   if (!state.modes.length) state.modes = [{ id: state.mode, description: '' }];
   if (!state.modes.some((m) => m.id === state.mode)) {
     state.mode = state.modes.some((m) => m.id === 'search') ? 'search' : state.modes[0].id;

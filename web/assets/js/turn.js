@@ -63,7 +63,11 @@ export class Turn {
         break;
       case 'source-url': {
         const n = parseInt(c.sourceId, 10);
-        if (n > 0) this.addCited({ number: n, url: c.url, title: c.title });
+        // Sova marks a source the run never read (its search snippet is
+        // all the answer had) in the part's provider metadata.
+        const sova = c.providerMetadata && typeof c.providerMetadata === 'object' ? c.providerMetadata.sova : null;
+        const snippetOnly = sova && sova.snippetOnly === true ? true : undefined;
+        if (n > 0) this.addCited({ number: n, url: c.url, title: c.title, snippetOnly });
         break;
       }
       case 'source-document': {
@@ -792,11 +796,17 @@ function sourceCard(s, numbered) {
   const doc = s.kind === 'document';
   const url = doc ? null : safeURL(s.url || '', new Set(['http:', 'https:']));
   const host = doc ? [s.space || t('document'), s.position].filter(Boolean).join(' · ') : hostOf(s.url || '');
+  // A cited source the run never read says so: the answer rests on the
+  // search engine's snippet of it, not on the page.
+  const snippetOnly = numbered && s.snippetOnly === true;
   const body = [
     h('span', { class: 'sc-title' }, s.title || s.document || host || s.url || ''),
-    h('span', { class: 'sc-meta' }, favicon(s), h('span', { class: 'sc-host' }, host), numbered && s.number ? h('span', { class: 'sc-num' }, String(s.number)) : null),
+    h('span', { class: 'sc-meta' }, favicon(s), h('span', { class: 'sc-host' }, host),
+      snippetOnly ? h('span', { class: 'sc-flag', title: t('snippetOnlyHint') }, t('snippetOnly')) : null,
+      numbered && s.number ? h('span', { class: 'sc-num' }, String(s.number)) : null),
   ];
-  const props = { class: ['source-card', doc && 'doc'], title: s.snippet || s.title || '', dataset: { n: numbered && s.number ? String(s.number) : '' } };
+  const hint = snippetOnly ? t('snippetOnlyHint') : '';
+  const props = { class: ['source-card', doc && 'doc', snippetOnly && 'snippet-only'], title: [s.snippet || s.title || '', hint].filter(Boolean).join('\n\n'), dataset: { n: numbered && s.number ? String(s.number) : '' } };
   if (!url) return h('div', props, body);
   return h('a', { ...props, href: url, target: '_blank', rel: 'noopener noreferrer' }, body);
 }

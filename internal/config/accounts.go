@@ -1,0 +1,72 @@
+package config
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// Accounts are the settings of sign-in, API keys and limits (see
+// docs/configuration.md, "Accounts and limits").
+type Accounts struct {
+	// Auth: "" (accounts once one exists; the local user until then, on
+	// loopback only), "accounts" (always; 401 until a user is added), or
+	// "none" (everyone who reaches the port is the one local user: for
+	// trusted networks).
+	Auth           string        `env:"SOVA_AUTH"`
+	Anonymous      bool          `env:"SOVA_ANONYMOUS"`
+	TrustedProxies []string      `env:"SOVA_TRUSTED_PROXIES" envSeparator:","`
+	SessionTTL     time.Duration `env:"SOVA_SESSION_TTL" envDefault:"720h"`
+
+	// Daily limits (000 §6.2); -1 is unlimited. Days are UTC days.
+	LimitFreeMessages      int `env:"SOVA_LIMIT_FREE_MESSAGES" envDefault:"100"`
+	LimitProMessages       int `env:"SOVA_LIMIT_PRO_MESSAGES" envDefault:"-1"`
+	LimitFreeExtreme       int `env:"SOVA_LIMIT_FREE_EXTREME" envDefault:"5"`
+	LimitProExtreme        int `env:"SOVA_LIMIT_PRO_EXTREME" envDefault:"-1"`
+	LimitAnonymousMessages int `env:"SOVA_LIMIT_ANONYMOUS_MESSAGES" envDefault:"10"`
+	LimitAnonymousExtreme  int `env:"SOVA_LIMIT_ANONYMOUS_EXTREME" envDefault:"0"`
+	// LimitConcurrentLongRuns caps one user's deep_research and extreme
+	// runs going at once (0: no cap). Admins have no limits.
+	LimitConcurrentLongRuns int `env:"SOVA_LIMIT_CONCURRENT_LONG_RUNS" envDefault:"2"`
+}
+
+func (a *Accounts) normalize() {
+	a.Auth = strings.ToLower(strings.TrimSpace(a.Auth))
+	a.TrustedProxies = trimAll(a.TrustedProxies)
+}
+
+func (a *Accounts) validate() []error {
+	var errs []error
+	switch a.Auth {
+	case "", "accounts", "none":
+	default:
+		errs = append(errs, fmt.Errorf("SOVA_AUTH=%q: use accounts, none, or leave it empty", a.Auth))
+	}
+	if a.Auth == "none" && a.Anonymous {
+		errs = append(errs, fmt.Errorf("SOVA_AUTH=none and SOVA_ANONYMOUS=true contradict each other: anonymous visitors need accounts mode"))
+	}
+	for _, s := range a.TrustedProxies {
+		_, perr := netip.ParsePrefix(s)
+		_, aerr := netip.ParseAddr(s)
+		if perr != nil && aerr != nil {
+			errs = append(errs, fmt.Errorf("SOVA_TRUSTED_PROXIES: %q is neither an IP address nor a CIDR range (10.0.0.0/8)", s))
+		}
+	}
+	if a.SessionTTL < time.Minute {
+		errs = append(errs, fmt.Errorf("SOVA_SESSION_TTL must be at least 1m, got %s", a.SessionTTL))
+	}
+	for name, v := range map[string]int{
+		"SOVA_LIMIT_FREE_MESSAGES": a.LimitFreeMessages, "SOVA_LIMIT_PRO_MESSAGES": a.LimitProMessages,
+		"SOVA_LIMIT_FREE_EXTREME": a.LimitFreeExtreme, "SOVA_LIMIT_PRO_EXTREME": a.LimitProExtreme,
+		"SOVA_LIMIT_ANONYMOUS_MESSAGES": a.LimitAnonymousMessages, "SOVA_LIMIT_ANONYMOUS_EXTREME": a.LimitAnonymousExtreme,
+	} {
+		if v < -1 {
+			errs = append(errs, fmt.Errorf("%s must be -1 (unlimited) or more, got %d", name, v))
+		}
+	}
+	if a.LimitConcurrentLongRuns < 0 {
+		errs = append(errs, fmt.Errorf("SOVA_LIMIT_CONCURRENT_LONG_RUNS must not be negative, got %d", a.LimitConcurrentLongRuns))
+	}
+	return errs
+}

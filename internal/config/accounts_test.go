@@ -1,0 +1,42 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAccountSettings(t *testing.T) {
+	cfg, err := FromEnv(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := cfg.Accounts
+	if a.Auth != "" || a.Anonymous || a.SessionTTL != 30*24*time.Hour || a.LimitFreeMessages != 100 ||
+		a.LimitProMessages != -1 || a.LimitConcurrentLongRuns != 2 {
+		t.Errorf("defaults: %+v", a)
+	}
+	cfg, err = FromEnv(map[string]string{"SOVA_AUTH": " Accounts ", "SOVA_ANONYMOUS": "true",
+		"SOVA_TRUSTED_PROXIES": "10.0.0.0/8, ::1", "SOVA_LIMIT_FREE_MESSAGES": "20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Auth != "accounts" || !cfg.Anonymous || len(cfg.TrustedProxies) != 2 || cfg.LimitFreeMessages != 20 {
+		t.Errorf("set: %+v", cfg.Accounts)
+	}
+	for env, want := range map[string]string{
+		"SOVA_AUTH=open":                     "SOVA_AUTH",
+		"SOVA_TRUSTED_PROXIES=proxy.lan":     "SOVA_TRUSTED_PROXIES",
+		"SOVA_SESSION_TTL=1s":                "SOVA_SESSION_TTL",
+		"SOVA_LIMIT_FREE_MESSAGES=-5":        "SOVA_LIMIT_FREE_MESSAGES",
+		"SOVA_LIMIT_CONCURRENT_LONG_RUNS=-1": "SOVA_LIMIT_CONCURRENT_LONG_RUNS",
+	} {
+		k, v, _ := strings.Cut(env, "=")
+		if _, err := FromEnv(map[string]string{k: v}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", env, err)
+		}
+	}
+	if _, err := FromEnv(map[string]string{"SOVA_AUTH": "none", "SOVA_ANONYMOUS": "true"}); err == nil {
+		t.Error("SOVA_AUTH=none with SOVA_ANONYMOUS=true accepted")
+	}
+}

@@ -1,0 +1,50 @@
+package mode
+
+import (
+	"strings"
+
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/lang"
+)
+
+// StageUnverified is the status stage of a run that ends without having
+// read any source.
+const StageUnverified = "unverified"
+
+// UnverifiedNote is the note an answer starts with when its run read no
+// source at all: the answer is the model's own knowledge, unverified. It
+// is in the question's language and ends with a blank line. searched
+// says whether the run searched the web (and found nothing it could
+// read) or did not search.
+func UnverifiedNote(l lang.Language, searched bool) string {
+	switch {
+	case l == lang.Russian && searched:
+		return "> **Без источников.** Веб-поиск не дал ни одной страницы, которую удалось бы прочитать, поэтому ответ написан по собственным знаниям модели и не проверен.\n\n"
+	case l == lang.Russian:
+		return "> **Без источников.** Для этого ответа не прочитано ни одной страницы: он написан по собственным знаниям модели и не проверен.\n\n"
+	case searched:
+		return "> **No sources.** The web search turned up no page that could be read, so this answer comes from the model's own knowledge and is unverified.\n\n"
+	}
+	return "> **No sources.** No page was read for this answer: it comes from the model's own knowledge and is unverified.\n\n"
+}
+
+// Unverified marks the answer of a run that read no source: it emits the
+// status that says so (stage StageUnverified) and returns text with the
+// note in front (text as it is when it has the note already).
+func Unverified(sink event.Sink, l lang.Language, searched bool, text string) string {
+	detail := "no web search was made"
+	if searched {
+		detail = "the web search failed or found nothing readable"
+	}
+	Status(sink, StageUnverified, "No source was read: the answer is the model's own knowledge, unverified", detail)
+	return WithUnverifiedNote(l, searched, text)
+}
+
+// WithUnverifiedNote returns text with the note in front, once.
+func WithUnverifiedNote(l lang.Language, searched bool, text string) string {
+	note := UnverifiedNote(l, searched)
+	if strings.HasPrefix(text, note) {
+		return text
+	}
+	return note + text
+}

@@ -1,0 +1,138 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/sova-ai/sova"
+)
+
+// Two people signed in: everything one keeps is a 404 for the other, on
+// every route, and nothing of it shows in the other's lists.
+func TestIsolationBetweenAccounts(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			e := newAccountsEnv(t, engine, nil)
+			e.addUser(t, "ann", sova.RolePro, "ann's password")
+			bobAcc := e.addUser(t, "bob", sova.RolePro, "bob's password")
+			ann, bob := e.browser(t), e.browser(t)
+			ann.signIn("ann", "ann's password")
+			bob.signIn("bob", "bob's password")
+
+			// Bob's chat and run.
+			resp, body := bob.do("POST", "/api/search", `{"id":"bobchat","group":"chat","messages":[{"role":"user","content":"What is the capital of Australia?"}]}`)
+			if resp.StatusCode != 200 {
+				t.Fatalf("bob's question: %d %s", resp.StatusCode, body)
+			}
+			runID := resp.Header.Get("X-Run-ID")
+			// Bob's space with a document.
+			resp, body = bob.do("POST", "/api/spaces", `{"name":"bobspace"}`)
+			var sp sova.Space
+			if resp.StatusCode != 201 || json.Unmarshal([]byte(body), &sp) != nil {
+				t.Fatalf("bob's space: %d %s", resp.StatusCode, body)
+			}
+			var buf bytes.Buffer
+			mw := multipart.NewWriter(&buf)
+			fw, _ := mw.CreateFormFile("file", "vostok.md")
+			_, _ = io.WriteString(fw, vostokMD)
+			_ = mw.Close()
+			req, _ := http.NewRequest("POST", e.srv.URL+"/api/spaces/"+sp.ID+"/documents", &buf)
+			req.Header.Set("Content-Type", mw.FormDataContentType())
+			r, err := bob.c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Body.Close()
+			if r.StatusCode != 201 && r.StatusCode != 200 {
+				t.Fatalf("bob's upload: %d", r.StatusCode)
+			}
+			docs, err := e.app.Store.ListDocuments(context.Background(), bobAcc.ID, sp.ID)
+			if err != nil || len(docs) != 1 {
+				t.Fatalf("bob's documents: %+v %v", docs, err)
+			}
+			docID := docs[0].ID
+			// Bob's agent.
+			ag := &sova.Agent{UserID: bobAcc.ID, Mode: "sgr_agent", Task: "bob's task", State: sova.AgentWaiting}
+			if err := e.app.Store.CreateAgent(context.Background(), ag); err != nil {
+				t.Fatal(err)
+			}
+
+			// Bob sees his own.
+			for _, path := range []string{"/api/chats/bobchat", "/api/runs/" + runID, "/api/spaces/" + sp.ID, "/agents/" + ag.ID + "/state"} {
+				if resp, body := bob.do("GET", path, ""); resp.StatusCode != 200 {
+					t.Errorf("bob's own %s: %d %s", path, resp.StatusCode, body)
+				}
+			}
+
+			// Ann gets 404 everywhere.
+			for _, rt := range []struct{ method, path, body string }{
+				{"GET", "/api/chats/bobchat", ""},
+				{"DELETE", "/api/chats/bobchat", ""},
+				{"GET", "/api/runs/" + runID, ""},
+				{"GET", "/api/runs/" + runID + "/stream", ""},
+				{"POST", "/api/runs/" + runID + "/cancel", ""},
+				{"POST", "/api/runs/" + runID + "/restart", ""},
+				{"GET", "/api/runs/" + runID + "/files", ""},
+				{"GET", "/api/runs/" + runID + "/files.zip", ""},
+				{"GET", "/api/runs/" + runID + "/files/main.md", ""},
+				{"GET", "/api/runs/" + runID + "/report.md", ""},
+				{"GET", "/api/runs/" + runID + "/report.pdf", ""},
+				{"GET", "/api/spaces/" + sp.ID, ""},
+				{"PATCH", "/api/spaces/" + sp.ID, `{"name":"mine"}`},
+				{"DELETE", "/api/spaces/" + sp.ID, ""},
+				{"GET", "/api/spaces/" + sp.ID + "/documents", ""},
+				{"GET", "/api/spaces/" + sp.ID + "/documents/" + docID, ""},
+				{"DELETE", "/api/spaces/" + sp.ID + "/documents/" + docID, ""},
+				{"GET", "/api/spaces/" + sp.ID + "/search?q=budget", ""},
+				{"GET", "/agents/" + ag.ID + "/state", ""},
+				{"POST", "/v1/chat/completions", `{"model":"` + ag.ID + `","messages":[{"role":"user","content":"go on"}]}`},
+				{"POST", "/v1/chat/completions", `{"model":"` + runID + `","messages":[{"role":"user","content":"go on"}]}`},
+			} {
+				resp, body := ann.do(rt.method, rt.path, rt.body)
+				// model=<id> answers as for an unknown model (400
+				// model_not_found, OpenAI's code), the same as for an id
+				// that does not exist.
+				want := http.StatusNotFound
+				if strings.HasPrefix(rt.path, "/v1/") {
+					want = http.StatusBadRequest
+					if errorCode(body) != "model_not_found" {
+						t.Errorf("ann: model=bob's id: %s", body)
+					}
+				}
+				if resp.StatusCode != want {
+					t.Errorf("ann: %s %s of bob's: %d %s", rt.method, rt.path, resp.StatusCode, body)
+				}
+				if strings.Contains(body, "Australia") || strings.Contains(body, "Vostok") || strings.Contains(body, "bob's task") {
+					t.Errorf("ann: %s %s shows bob's data: %s", rt.method, rt.path, body)
+				}
+			}
+			// A chat's stream answers as for a chat that does not exist.
+			resp, _ = ann.do("GET", "/api/chats/bobchat/stream", "")
+			none, _ := ann.do("GET", "/api/chats/no-such-chat/stream", "")
+			if resp.StatusCode != none.StatusCode {
+				t.Errorf("stream of bob's chat: %d, of no chat: %d", resp.StatusCode, none.StatusCode)
+			}
+			// Nothing of bob's in ann's lists.
+			for _, path := range []string{"/api/chats", "/api/spaces", "/agents", "/v1/models"} {
+				resp, body := ann.do("GET", path, "")
+				if resp.StatusCode != 200 || strings.Contains(body, "bobchat") || strings.Contains(body, sp.ID) ||
+					strings.Contains(body, ag.ID) || strings.Contains(body, runID) || strings.Contains(body, "bobspace") {
+					t.Errorf("ann's %s: %d %s", path, resp.StatusCode, body)
+				}
+			}
+			// And bob's things are all still there.
+			if resp, _ := bob.do("GET", "/api/spaces/"+sp.ID+"/documents/"+docID, ""); resp.StatusCode != 200 {
+				t.Errorf("bob's document after ann's attempts: %d", resp.StatusCode)
+			}
+			if resp, _ := bob.do("GET", "/api/chats/bobchat", ""); resp.StatusCode != 200 {
+				t.Errorf("bob's chat after ann's attempts: %d", resp.StatusCode)
+			}
+		})
+	}
+}

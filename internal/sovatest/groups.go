@@ -1,0 +1,270 @@
+package sovatest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/llm/llmtest"
+)
+
+// Providers is one local server standing in for the search groups'
+// providers, each under its own path prefix and speaking its wire format
+// with the fixtures of the provider packages (internal/academic/testdata,
+// …): OpenAlex (/openalex/works), arXiv (/arxiv/api/query, Atom),
+// Invidious (/invidious/api/v1/search, /invidious/api/v1/captions/{id},
+// WebVTT), Reddit (/reddit/search.json, /reddit/r/{sub}/search.json,
+// /reddit/comments/{id}.json), xAI (/xai/chat/completions with
+// search_parameters) and Tavily (/tavily/search). ProviderEnv points Sova
+// at it.
+type Providers struct {
+	*httptest.Server
+	mu    sync.Mutex
+	reqs  []ProviderRequest
+	fails map[string]ProviderReply
+}
+
+// ProviderRequest is what the fake saw of one request.
+type ProviderRequest struct {
+	Method string
+	Path   string // without the provider's prefix
+	Query  url.Values
+	Header http.Header
+	Body   []byte
+}
+
+// ProviderReply is a scripted answer that replaces a provider's.
+type ProviderReply struct {
+	Status int // 0: 200
+	Body   string
+	Delay  time.Duration
+}
+
+// Provider prefixes.
+const (
+	OpenAlex  = "/openalex"
+	Arxiv     = "/arxiv"
+	Invidious = "/invidious"
+	Reddit    = "/reddit"
+	XAI       = "/xai"
+	Tavily    = "/tavily"
+)
+
+// NewProviders starts the fake providers.
+func NewProviders(t testing.TB) *Providers {
+	p := &Providers{fails: map[string]ProviderReply{}}
+	p.Server = httptest.NewServer(http.HandlerFunc(p.serve))
+	t.Cleanup(p.Close)
+	return p
+}
+
+// ProviderEnv is the configuration that points Sova's group tools at p,
+// with no pause between arXiv requests.
+func ProviderEnv(p *Providers) map[string]string {
+	return map[string]string{
+		"SOVA_OPENALEX_URL":   p.URL + OpenAlex,
+		"SOVA_ARXIV_URL":      p.URL + Arxiv,
+		"SOVA_ARXIV_INTERVAL": "0",
+		"SOVA_YOUTUBE_URL":    p.URL + "/youtube",
+		"SOVA_INVIDIOUS_URL":  p.URL + Invidious,
+		"SOVA_REDDIT_URL":     p.URL + Reddit,
+		"SOVA_XAI_URL":        p.URL + XAI,
+		"SOVA_TAVILY_URL":     p.URL + Tavily,
+	}
+}
+
+// Fail makes every request under prefix answer r instead.
+func (p *Providers) Fail(prefix string, r ProviderReply) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fails[prefix] = r
+}
+
+// Requests returns the requests a provider (prefix) received, in order.
+func (p *Providers) Requests(prefix string) []ProviderRequest {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []ProviderRequest
+	for _, r := range p.reqs {
+		if rest, ok := strings.CutPrefix(r.Path, prefix+"/"); ok {
+			r.Path = "/" + rest
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (p *Providers) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	p.mu.Lock()
+	p.reqs = append(p.reqs, ProviderRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body})
+	var fail *ProviderReply
+	for prefix, f := range p.fails {
+		if strings.HasPrefix(r.URL.Path, prefix+"/") {
+			fail = &f
+		}
+	}
+	p.mu.Unlock()
+	if fail != nil {
+		if fail.Delay > 0 {
+			select {
+			case <-time.After(fail.Delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		st := fail.Status
+		if st == 0 {
+			st = http.StatusOK
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(st)
+		_, _ = io.WriteString(w, fail.Body)
+		return
+	}
+	path := r.URL.Path
+	send := func(contentType, body string) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = io.WriteString(w, body)
+	}
+	const jsonType = "application/json; charset=utf-8"
+	switch {
+	case path == OpenAlex+"/works":
+		send(jsonType, fixture("academic", "openalex_works.json"))
+	case path == Arxiv+"/api/query":
+		send("application/atom+xml; charset=utf-8", fixture("academic", "arxiv_feed.xml"))
+	case path == Invidious+"/api/v1/search":
+		send(jsonType, fixture("youtube", "invidious_search.json"))
+	case strings.HasPrefix(path, Invidious+"/api/v1/captions/"):
+		if r.URL.Query().Get("label") == "" {
+			send(jsonType, fixture("youtube", "invidious_captions.json"))
+			return
+		}
+		send("text/vtt; charset=utf-8", fixture("youtube", "captions_en.vtt"))
+	case path == Reddit+"/search.json" || (strings.HasPrefix(path, Reddit+"/r/") && strings.HasSuffix(path, "/search.json")):
+		send(jsonType, fixture("reddit", "search.json"))
+	case strings.HasPrefix(path, Reddit+"/comments/"):
+		send(jsonType, fixture("reddit", "post_comments.json"))
+	case path == XAI+"/chat/completions":
+		send(jsonType, xaiAnswer)
+	case path == Tavily+"/search":
+		if strings.Contains(string(body), `"reddit.com"`) {
+			send(jsonType, fixture("reddit", "tavily_reddit.json"))
+			return
+		}
+		send(jsonType, tavilyCodeAnswer)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// XPosts are the posts the fake xAI cites.
+var XPosts = []string{"https://x.com/golang/status/1790000000000000001", "https://x.com/rob_pike/status/1790000000000000002"}
+
+var xaiAnswer = mustJSON(map[string]any{
+	"id": "xai-1", "object": "chat.completion", "created": 1716883200, "model": "grok-4-fast-non-reasoning",
+	"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{
+		"role": "assistant", "content": "@golang announced Go 1.23 with range-over-func iterators; @rob_pike called it a careful change.",
+	}}},
+	"citations": XPosts,
+	"usage":     map[string]any{"prompt_tokens": 20, "completion_tokens": 30, "total_tokens": 50, "num_sources_used": 2},
+})
+
+// TavilyCodeURL is the page the fake Tavily returns first for code_context.
+const TavilyCodeURL = "https://pkg.go.dev/iter"
+
+var tavilyCodeAnswer = mustJSON(map[string]any{
+	"query": "q", "response_time": 1.2, "images": []any{},
+	"results": []any{
+		map[string]any{"title": "iter package - Go Packages", "url": TavilyCodeURL, "score": 0.93,
+			"content":     "Package iter provides basic definitions related to iterators over sequences.",
+			"raw_content": "# iter\n\nPackage iter provides basic definitions.\n\n```go\nfunc All() iter.Seq[int]\n```"},
+		map[string]any{"title": "Range over function types", "url": "https://go.dev/blog/range-functions", "score": 0.81,
+			"content": "Go 1.23 added range over function types.", "raw_content": "Go 1.23 added range over function types."},
+	},
+})
+
+// fixture reads a provider package's test fixture.
+func fixture(pkg, name string) string {
+	_, file, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", pkg, "testdata", name))
+	if err != nil {
+		panic(fmt.Sprintf("sovatest: fixture %s/%s: %v", pkg, name, err))
+	}
+	return string(b)
+}
+
+// GroupAnswer is what the scripted model answers in a search group once
+// its tools have run: it cites the first two results and a number that
+// does not exist.
+const GroupAnswer = "The sources agree on the main point [1] and add detail [2]. An invented claim [9]."
+
+// groupTools are the tools a search group's first step calls, with
+// arguments made from the question.
+var groupTools = []struct {
+	name string
+	args func(q string) string
+}{
+	{"web_search", func(q string) string {
+		return mustJSON(map[string]any{"queries": []string{q, q + " history", q + " analysis"}, "topics": []string{"general", "general", "news"}})
+	}},
+	{"academic_search", func(q string) string {
+		return mustJSON(map[string]any{"queries": []string{q}, "maxResults": []int{5}})
+	}},
+	{"youtube_search", func(q string) string { return mustJSON(map[string]any{"query": q}) }},
+	{"reddit_search", func(q string) string {
+		return mustJSON(map[string]any{"queries": []string{q + " r/golang"}, "timeRange": []string{"month"}})
+	}},
+	{"code_context", func(q string) string { return mustJSON(map[string]any{"query": q}) }},
+	{"x_search", func(q string) string {
+		return mustJSON(map[string]any{"queries": []string{q}, "includeXHandles": []string{"@GoLang"}, "startDate": "2024-06-01", "endDate": "2024-06-30"})
+	}},
+}
+
+// group answers the steps of a search group (recognised by its shared
+// citation rules): the group's tool first, then GroupAnswer. A group
+// without tools (x without XAI_API_KEY) answers at once, naming what is
+// switched off. GroupCalls, when set, chooses the first step's calls.
+func (m *Model) group(r *llmtest.Request) (llmtest.Reply, bool) {
+	sys := r.System()
+	if !strings.Contains(sys, "Tool results are numbered") {
+		return llmtest.Reply{}, false
+	}
+	usage := llmtest.Tokens(200, 40)
+	answered := false
+	for _, msg := range r.Messages {
+		if msg.Role == llm.RoleTool {
+			answered = true
+		}
+	}
+	if !answered && len(r.Tools) > 0 && r.ToolChoice != "none" {
+		if m.GroupCalls != nil {
+			if calls := m.GroupCalls(r); calls != nil {
+				return llmtest.Reply{ToolCalls: calls, Usage: usage}, true
+			}
+		}
+		for _, g := range groupTools {
+			if r.HasTool(g.name) {
+				return llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "call_1", Name: g.name, Arguments: g.args(r.LastUser())}}, Usage: usage}, true
+			}
+		}
+	}
+	if len(r.Tools) == 0 && strings.Contains(sys, "Not available on this server") {
+		setting := ""
+		if i := strings.Index(sys, "Setting "); i >= 0 {
+			setting = strings.Fields(sys[i+len("Setting "):])[0]
+		}
+		return llmtest.Reply{Content: "Searching X is switched off on this server; setting " + setting + " enables it.", Usage: usage}, true
+	}
+	return llmtest.Reply{Content: GroupAnswer, Usage: usage}, true
+}

@@ -1,0 +1,79 @@
+// Who is signed in. GET /api/me answers 401 when this Sova has accounts
+// and the browser has no session: the page then shows the sign-in form
+// instead of the app. A signed-in person gets a sign-out item, and what
+// their daily limit leaves, in the sidebar's foot.
+
+import { h } from './dom.js';
+import { t } from './i18n.js';
+import { errorFrom } from './api.js';
+
+// currentUser returns the /api/me body, or null when sign-in is needed.
+export async function currentUser() {
+  const res = await fetch('/api/me', { headers: { Accept: 'application/json' } });
+  if (res.status === 401) return null;
+  if (!res.ok) throw await errorFrom(res);
+  return res.json();
+}
+
+// showSignIn replaces the page with the sign-in form; a successful sign-in
+// reloads the page.
+export function showSignIn() {
+  const name = h('input', { id: 'signin-name', name: 'username', autocomplete: 'username', required: true });
+  const password = h('input', { id: 'signin-password', name: 'password', type: 'password', autocomplete: 'current-password', required: true });
+  const error = h('p', { class: 'signin-error', id: 'signin-error', role: 'alert', hidden: true });
+  const submit = h('button', { class: 'signin-submit', type: 'submit' }, t('signIn'));
+  const form = h(
+    'form',
+    { class: 'signin', id: 'signin' },
+    h('img', { class: 'hero-mark', src: '/assets/sova.svg', alt: '', width: '56', height: '56' }),
+    h('h1', { class: 'signin-title' }, t('signInTitle')),
+    h('label', { for: 'signin-name' }, t('userName')),
+    name,
+    h('label', { for: 'signin-password' }, t('password')),
+    password,
+    error,
+    submit,
+  );
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    submit.disabled = true;
+    error.hidden = true;
+    try {
+      const res = await fetch('/api/session', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify({ name: name.value, password: password.value }),
+      });
+      if (!res.ok) throw await errorFrom(res);
+      location.reload();
+    } catch (e) {
+      error.textContent = t('signInFailed', { msg: e.message });
+      error.hidden = false;
+      password.value = '';
+      submit.disabled = false;
+    }
+  });
+  document.getElementById('app').hidden = true;
+  document.body.append(form);
+  document.body.classList.add('ready');
+  name.focus();
+}
+
+// accountFoot adds the person's name, what is left of their limit and a
+// sign-out item to the sidebar's foot.
+export function accountFoot(foot, me) {
+  if (!me || me.kind !== 'account') return;
+  const items = [h('span', { class: 'account-name', id: 'account-name' }, me.name || '')];
+  const u = me.usage && me.usage.messages;
+  if (u && u.limit >= 0) {
+    const reset = new Date(u.resets).toLocaleString();
+    items.push(h('span', { class: 'account-usage', id: 'account-usage' }, t('usageLeft', { left: String(u.left), limit: String(u.limit), reset })));
+  }
+  const out = h('button', { class: 'icon-btn sign-out', id: 'sign-out', type: 'button' }, t('signOut'));
+  out.addEventListener('click', async () => {
+    await fetch('/api/session', { method: 'DELETE' });
+    location.assign('/');
+  });
+  items.push(out);
+  foot.prepend(h('div', { class: 'account' }, ...items));
+}
