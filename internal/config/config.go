@@ -157,11 +157,11 @@ type Config struct {
 	SandboxPython      string        `env:"SOVA_SANDBOX_PYTHON" envDefault:"/usr/bin/python3"`
 	SandboxCPUTime     time.Duration `env:"SOVA_SANDBOX_CPU_TIME" envDefault:"30s"`
 	SandboxWallTime    time.Duration `env:"SOVA_SANDBOX_WALL_TIME" envDefault:"60s"`
-	SandboxMemoryBytes int64         `env:"SOVA_SANDBOX_MEMORY_BYTES" envDefault:"1073741824"`
+	SandboxMemoryBytes ByteSize      `env:"SOVA_SANDBOX_MEMORY_BYTES" envDefault:"1GiB"`
 	SandboxProcesses   int           `env:"SOVA_SANDBOX_PROCESSES" envDefault:"32"`
-	SandboxOutputBytes int           `env:"SOVA_SANDBOX_OUTPUT_BYTES" envDefault:"262144"`
-	SandboxFileBytes   int64         `env:"SOVA_SANDBOX_FILE_BYTES" envDefault:"16777216"`
-	SandboxWorkBytes   int64         `env:"SOVA_SANDBOX_WORK_DIR_BYTES" envDefault:"67108864"`
+	SandboxOutputBytes ByteSize      `env:"SOVA_SANDBOX_OUTPUT_BYTES" envDefault:"256KiB"`
+	SandboxFileBytes   ByteSize      `env:"SOVA_SANDBOX_FILE_BYTES" envDefault:"16MiB"`
+	SandboxWorkBytes   ByteSize      `env:"SOVA_SANDBOX_WORK_DIR_BYTES" envDefault:"64MiB"`
 	SandboxMaxFiles    int           `env:"SOVA_SANDBOX_MAX_FILES" envDefault:"16"`
 	SandboxConcurrency int           `env:"SOVA_SANDBOX_CONCURRENCY" envDefault:"2"`
 	SandboxUID         int           `env:"SOVA_SANDBOX_UID" envDefault:"65534"`

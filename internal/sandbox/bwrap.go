@@ -20,8 +20,9 @@ var rootLinks = []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
 
 // Where things are inside the sandbox.
 const (
-	workDir    = "/work"
-	scriptPath = "/sova/sova.py"
+	workDir      = "/work"
+	scriptPath   = "/sova/sova.py"
+	fontListPath = "/sova/fontlist.json"
 )
 
 // bwrapArgs are bubblewrap's options for a sandbox: the mounts, then
@@ -33,10 +34,11 @@ const (
 // (prlimit(2)) races with bubblewrap cloning the sandbox's first process,
 // which would escape them; with its PID namespace that process is a
 // grandchild whose PID Go would have to find first. Instead the launcher
-// (sova.py, the first thing run inside) forks and sets every limit in the
-// child between fork and exec, before the interpreter that runs the code
-// starts — a prlimit-style wrapper with no race, and everything the code
-// starts inherits them. RLIMIT_NPROC counts per user: the sandbox's user
+// (sova.py, the first and only program bubblewrap runs inside, PID 1 with
+// --as-pid-1) sets every limit on itself before it forks the interpreter
+// that runs the code — a prlimit-style wrapper with no race: every process
+// in the sandbox is under the limits, and everything the code starts
+// inherits them. RLIMIT_NPROC counts per user: the sandbox's user
 // namespace gives the cell a count of its own, and Sova as root runs the
 // sandbox as Config.UID because root's processes are exempt from it.
 func (s *Sandbox) bwrapArgs(extra []string) []string {
@@ -46,6 +48,10 @@ func (s *Sandbox) bwrapArgs(extra []string) []string {
 		"--unshare-all", "--unshare-user",
 		"--die-with-parent", // killed with bubblewrap, killed with Sova
 		"--new-session",     // no terminal to push input into (TIOCSTI)
+		// The launcher is PID 1, under the limits like the code: no
+		// bubblewrap init without limits for the code to take over
+		// (ptrace) and fork or allocate through.
+		"--as-pid-1",
 		"--hostname", "sandbox",
 		"--ro-bind", "/usr", "/usr",
 	}

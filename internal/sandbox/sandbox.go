@@ -36,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -232,6 +233,10 @@ type Sandbox struct {
 	disableUserns bool
 	slots         chan struct{}
 	version       string
+	// fontList is matplotlib's font cache made by the probe, named
+	// fontListName; nil: each cell makes its own.
+	fontList     []byte
+	fontListName string
 }
 
 // ProbeTimeout bounds New's probe.
@@ -283,11 +288,24 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 		return nil, unavailable(nil, fixInstall, "%s in the sandbox cannot import numpy, pandas and matplotlib: %s", cfg.Python, lastLine([]byte(r.Stderr), nil))
 	}
 	s.version += ", " + strings.TrimSpace(r.Stdout)
+	// matplotlib lists the system's fonts into a cache in MPLCONFIGDIR,
+	// which every cell starts empty; the probe's list is copied into each
+	// cell instead of being made again (a tenth of a second or more).
+	for _, f := range r.Files {
+		if strings.HasPrefix(f.Name, "fontlist-") && strings.HasSuffix(f.Name, ".json") && !strings.Contains(f.Name, "/") {
+			s.fontList, s.fontListName = f.Data, f.Name
+		}
+	}
 	return s, nil
 }
 
-const probeCode = `import sys, numpy, pandas, matplotlib
+// probeCode checks the libraries and returns matplotlib's font list.
+const probeCode = `import os, shutil, sys, numpy, pandas, matplotlib, matplotlib.font_manager
 print("Python %d.%d.%d with numpy %s, pandas %s, matplotlib %s" % (sys.version_info[:3] + (numpy.__version__, pandas.__version__, matplotlib.__version__)))
+cache = os.environ["MPLCONFIGDIR"]
+for name in os.listdir(cache):
+    if name.startswith("fontlist-") and name.endswith(".json"):
+        shutil.copy(os.path.join(cache, name), name)
 `
 
 // Version describes what runs the code: bubblewrap's version, Python's
@@ -342,11 +360,38 @@ func (s *Sandbox) Run(ctx context.Context, code string) (*Result, error) {
 		return nil, err
 	}
 	defer resR.Close()
-	scriptR, err := scriptPipe()
+	// Then the read-only files bubblewrap copies in from pipes: the
+	// script, and matplotlib's font list when the probe made one.
+	extra := []*os.File{resW}
+	var bind []string
+	data := []struct {
+		path string
+		data []byte
+	}{{scriptPath, script}}
+	if s.fontList != nil {
+		data = append(data, struct {
+			path string
+			data []byte
+		}{fontListPath, s.fontList})
+	}
+	for _, d := range data {
+		r, err := dataPipe(d.data)
+		if err != nil {
+			closeAll(extra)
+			return nil, err
+		}
+		bind = append(bind, "--ro-bind-data", strconv.Itoa(3+len(extra)), d.path)
+		extra = append(extra, r)
+	}
+	// bubblewrap says on --info-fd which PID the sandbox has on the host.
+	infoR, infoW, err := os.Pipe()
 	if err != nil {
-		resW.Close()
+		closeAll(extra)
 		return nil, err
 	}
+	defer infoR.Close()
+	bind = append(bind, "--info-fd", strconv.Itoa(3+len(extra)))
+	extra = append(extra, infoW)
 	launch, _ := json.Marshal(map[string]any{
 		"python":     s.cfg.Python,
 		"cpu":        int64((s.cfg.CPUTime + time.Second - 1) / time.Second),
@@ -355,22 +400,28 @@ func (s *Sandbox) Run(ctx context.Context, code string) (*Result, error) {
 		"file_bytes": s.cfg.FileBytes,
 		"work_bytes": s.cfg.WorkBytes,
 		"max_files":  s.cfg.MaxFiles,
+		"font_list":  s.fontListName,
 	})
-	cmd := s.command(wallCtx, []string{"--ro-bind-data", "4", scriptPath},
-		s.cfg.Python, "-I", "-S", "-B", scriptPath, "launch", string(launch))
+	cmd := s.command(wallCtx, bind, s.cfg.Python, "-I", "-S", "-B", scriptPath, "launch", string(launch))
 	stdout, stderr := newCapped(s.cfg.OutputBytes), newCapped(s.cfg.OutputBytes)
 	cmd.Stdin = strings.NewReader(code)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.ExtraFiles = []*os.File{resW, scriptR}
+	cmd.ExtraFiles = extra
 	err = cmd.Start()
-	resW.Close()
-	scriptR.Close()
+	closeAll(extra)
 	if err != nil {
 		return nil, fmt.Errorf("starting bubblewrap: %w", err)
 	}
 	results := make(chan results, 1)
 	go func() { results <- readResults(resR, s.cfg) }()
+	first := make(chan sandboxProcess, 1)
+	go func() { first <- readInfo(infoR) }()
 	waitErr := cmd.Wait()
+	if wallCtx.Err() != nil {
+		// bubblewrap was killed; the sandbox dies after it.
+		_ = infoR.SetReadDeadline(time.Now().Add(time.Second))
+		(<-first).waitGone(2 * time.Second)
+	}
 	// Every process of the sandbox is gone with its PID namespace; what
 	// is left in the pipe is read, then no more is waited for.
 	_ = resR.SetReadDeadline(time.Now().Add(2 * time.Second))
@@ -466,21 +517,23 @@ func (s *Sandbox) command(ctx context.Context, extra []string, prog string, args
 	return cmd
 }
 
-// scriptPipe is a pipe holding sova.py, for --ro-bind-data: it is small
-// enough to fit in the pipe's buffer, so it is written before bubblewrap
-// starts.
-func scriptPipe() (*os.File, error) {
+// dataPipe is a pipe for --ro-bind-data: bubblewrap reads data from it
+// and copies it into the sandbox. A goroutine writes it; it ends when all
+// is written, or when bubblewrap is gone without reading (EPIPE).
+func dataPipe(data []byte) (*os.File, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	_, err = w.Write(script)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		r.Close()
-		return nil, err
-	}
+	go func() {
+		_, _ = w.Write(data)
+		_ = w.Close()
+	}()
 	return r, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
 }

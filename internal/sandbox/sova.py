@@ -2,11 +2,12 @@
 # file in read-only as /sova/sova.py and runs it in one of two roles:
 #
 #   python3 -I -S -B /sova/sova.py launch '<json>'
-#       The launcher. It starts the runner in a child process under the
-#       limits (RLIMIT_CPU, _AS, _NPROC, _FSIZE, _NOFILE, _CORE) set between
-#       fork and exec, waits for it, stops whatever the code left running,
-#       and sends back on fd 3 the regular files the code left in /work
-#       (never following a symbolic link), then a status line.
+#       The launcher, PID 1 of the sandbox. It sets the limits (RLIMIT_CPU,
+#       _AS, _NPROC, _FSIZE, _NOFILE, _CORE) on itself, starts the runner in
+#       a child process, which inherits them, waits for it, stops whatever
+#       the code left running, and sends back on fd 3 the regular files the
+#       code left in /work (never following a symbolic link), then a status
+#       line.
 #
 #   python3 -I -B -u /sova/sova.py run
 #       The runner. It reads the code from stdin, runs it as __main__ in
@@ -38,6 +39,11 @@ def launch(cfg):
     os.closerange(RESULTS_FD + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
     for d in (".tmp", ".config/matplotlib"):
         os.makedirs(os.path.join(WORK, d), exist_ok=True)
+    if cfg.get("font_list"):
+        # matplotlib's list of the system's fonts, made once by Sova's
+        # probe, saves each cell making it again.
+        with open("/sova/fontlist.json", "rb") as src, open(os.path.join(WORK, ".config/matplotlib", cfg["font_list"]), "wb") as dst:
+            dst.write(src.read())
     limits = [
         # SIGXCPU at the limit, SIGKILL a second later if it is ignored.
         (resource.RLIMIT_CPU, cfg["cpu"], cfg["cpu"] + 1),
@@ -47,12 +53,16 @@ def launch(cfg):
         (resource.RLIMIT_NOFILE, 256, 256),
         (resource.RLIMIT_CORE, 0, 0),
     ]
+    # The limits hold for this process too, before it forks: it is PID 1
+    # of the sandbox (bubblewrap --as-pid-1), and the code, running as the
+    # same user, could take it over (ptrace) — it must have nothing more to
+    # give than the code has.
+    for res, soft, hard in limits:
+        resource.setrlimit(res, (soft, hard))
     pid = os.fork()
     if pid == 0:
         try:
             os.close(RESULTS_FD)
-            for res, soft, hard in limits:
-                resource.setrlimit(res, (soft, hard))
             os.execv(cfg["python"], [cfg["python"], "-I", "-B", "-u", "/sova/sova.py", "run"])
         except BaseException as e:
             os.write(2, ("sandbox: cannot start Python: %s\n" % e).encode())
@@ -66,7 +76,7 @@ def launch(cfg):
             continue
     # Whatever the code started and left behind stops now, before its files
     # are read. kill(-1) reaches every process of the sandbox's PID
-    # namespace but bubblewrap's init and this one.
+    # namespace but this one, its init.
     try:
         os.kill(-1, signal.SIGKILL)
     except OSError:

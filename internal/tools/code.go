@@ -327,39 +327,53 @@ func (f *CodeFiles) IDs() []string {
 	return append([]string(nil), f.order...)
 }
 
-// StageWithdrawn is the status stage that says a tool is not offered.
-const StageWithdrawn = "withdrawn"
+// CodeSettings are the settings that enable code_interpreter, the first
+// where it was turned off.
+var CodeSettings = []string{"SOVA_SANDBOX_ENABLED", "SOVA_SANDBOX_BWRAP", "SOVA_SANDBOX_PYTHON"}
 
-// Withdraw says on sink that a tool is not offered in this run, and why
-// (a missing key, a sandbox that cannot run here).
-func Withdraw(sink event.Sink, tool, why string) {
+// CodeStatus is code_interpreter's availability (GET /api/providers, a
+// group's withdrawn tools) given what starting the sandbox gave: sb, or
+// err saying why there is none (sandbox.ErrUnavailable, or turned off).
+func CodeStatus(sb *sandbox.Sandbox, err error) Status {
+	st := Status{Name: CodeInterpreterName, Available: sb != nil && err == nil, Settings: CodeSettings}
+	if st.Available {
+		st.Provider = "python sandbox (" + sb.Version() + ")"
+		return st
+	}
+	st.Reason = "the code sandbox cannot run on this server"
+	var u *sandbox.UnavailableError
+	switch {
+	case errors.As(err, &u):
+		st.Reason += ": " + u.Reason
+	case err != nil:
+		st.Reason += ": " + err.Error()
+	}
+	return st
+}
+
+// Withdraw says on sink that a tool is not offered in this run and why, as
+// the search groups do: a "tools" status, "NAME is not available: REASON",
+// with the settings that would enable it as its detail.
+func Withdraw(sink event.Sink, st Status) {
 	if sink == nil {
 		return
 	}
 	sink.Emit(event.Event{Type: event.TypeStatus, Time: time.Now(), Status: &event.Status{
-		Stage: StageWithdrawn, Message: tool + " is not available: " + why, Detail: tool,
+		Stage: "tools", Message: st.Name + " is not available: " + st.Reason, Detail: strings.Join(st.Settings, ", "),
 	}})
 }
 
 // CodeTools are the code tools of a run: code_interpreter on sb, or, when
 // there is no sandbox (err says why: sandbox.New's ErrUnavailable, or
-// turned off), none — the status on sink says so, and code is never run
-// outside the sandbox.
+// turned off), none — the status on sink says so (Withdraw), and code is
+// never run outside the sandbox.
 func CodeTools(sb *sandbox.Sandbox, err error, sink event.Sink, o CodeOptions) []agent.Tool {
-	name := o.Name
-	if name == "" {
-		name = CodeInterpreterName
+	st := CodeStatus(sb, err)
+	if o.Name != "" {
+		st.Name = o.Name
 	}
-	if sb == nil || err != nil {
-		why := "the code sandbox cannot run on this server"
-		var u *sandbox.UnavailableError
-		switch {
-		case errors.As(err, &u):
-			why += " (" + u.Reason + ")"
-		case err != nil:
-			why += " (" + err.Error() + ")"
-		}
-		Withdraw(sink, name, why)
+	if !st.Available {
+		Withdraw(sink, st)
 		return nil
 	}
 	return []agent.Tool{CodeInterpreter(sb, o)}

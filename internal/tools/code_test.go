@@ -153,9 +153,12 @@ func TestCodeToolsWithdrawn(t *testing.T) {
 		t.Errorf("tools offered without a sandbox: %v", got)
 	}
 	st := rec.Filter(event.TypeStatus)
-	if len(st) != 1 || st[0].Status.Stage != tools.StageWithdrawn || st[0].Status.Detail != "code_interpreter" ||
-		st[0].Status.Message != "code_interpreter is not available: the code sandbox cannot run on this server (bubblewrap (/nonexistent/bwrap) is not installed)" {
+	if len(st) != 1 || st[0].Status.Stage != "tools" || st[0].Status.Detail != "SOVA_SANDBOX_ENABLED, SOVA_SANDBOX_BWRAP, SOVA_SANDBOX_PYTHON" ||
+		st[0].Status.Message != "code_interpreter is not available: the code sandbox cannot run on this server: bubblewrap (/nonexistent/bwrap) is not installed" {
 		t.Errorf("status %+v", st)
+	}
+	if s := tools.CodeStatus(nil, err); s.Available || s.Name != "code_interpreter" || s.Settings[0] != "SOVA_SANDBOX_ENABLED" {
+		t.Errorf("CodeStatus %+v", s)
 	}
 }
 
@@ -179,6 +182,9 @@ func TestCodeInterpreterSandbox(t *testing.T) {
 	}
 	if realSandbox.err != nil || len(got) != 1 || len(rec.Events()) != 0 {
 		t.Fatalf("tools %v, err %v, events %+v", got, realSandbox.err, rec.Events())
+	}
+	if st := tools.CodeStatus(realSandbox.sb, nil); !st.Available || !strings.HasPrefix(st.Provider, "python sandbox (bubblewrap ") {
+		t.Errorf("CodeStatus %+v", st)
 	}
 	files := tools.NewCodeFiles(0)
 	tool := tools.CodeInterpreter(realSandbox.sb, tools.CodeOptions{Files: files})
