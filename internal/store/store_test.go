@@ -2,8 +2,6 @@ package store_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,10 +16,9 @@ import (
 
 	"github.com/sova-ai/sova"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/store"
+	"github.com/sova-ai/sova/internal/store/storetest"
 )
 
 // postgresURLEnv names the variable holding the PostgreSQL server the
@@ -78,49 +75,11 @@ func newSQLiteDatabase(t *testing.T) database {
 
 // newPostgresDatabase creates a schema of its own for the test, so that
 // tests and packages running in parallel never share tables, and drops it
-// when the test ends.
+// when the test ends (storetest.PostgresDSN); it skips without
+// SOVA_TEST_DATABASE_URL.
 func newPostgresDatabase(t *testing.T) database {
 	t.Helper()
-	base := os.Getenv(postgresURLEnv)
-	if base == "" {
-		t.Skipf("PostgreSQL tests skipped: set %s (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)", postgresURLEnv)
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("parse %s: %v", postgresURLEnv, err)
-	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	schema := "sova_test_" + hex.EncodeToString(b[:])
-
-	ctx := t.Context()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", postgresURLEnv, err)
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		// t.Context is already cancelled when cleanups run.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	dsn := u.String()
+	dsn := storetest.PostgresDSN(t)
 	return database{url: dsn, openStore: func(ctx context.Context) (store.Store, error) {
 		return store.OpenPostgres(ctx, dsn)
 	}}
