@@ -222,17 +222,16 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 			{Type: event.TypeError, Error: &event.Error{Message: msg, Code: "interrupted"}},
 			{Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishCancelled}},
 		}
-		var logged []sova.RunEvent
-		for _, e := range evs {
-			r.LastSeq++
-			e.Seq, e.Time = r.LastSeq, s.opt.Now()
-			b, _ := json.Marshal(e)
-			logged = append(logged, sova.RunEvent{Seq: e.Seq, Event: b})
-		}
-		// Events a crash kept from the log would collide; the log stays as it was then.
-		if err := s.opt.Store.AppendRunEvents(ctx, r.ID, logged); err != nil {
-			if stored, err2 := s.opt.Store.RunEvents(ctx, r.ID, 0); err2 == nil && len(stored) > 0 {
+		// The run's row may lag behind its log (events are stored by the
+		// run's writer, the row's LastSeq at the end), so on a collision the
+		// closing events are numbered again after what the log holds: a
+		// replay must end with the error and the finish, not just stop.
+		if err := s.appendClosing(ctx, r, evs); err != nil {
+			if stored, err2 := s.opt.Store.RunEvents(ctx, r.ID, r.LastSeq); err2 == nil && len(stored) > 0 {
 				r.LastSeq = stored[len(stored)-1].Seq
+				if err := s.appendClosing(ctx, r, evs); err != nil {
+					s.opt.Logger.Warn("closing the log of an interrupted run failed", "run", r.ID, "error", err)
+				}
 			}
 		}
 		_ = s.opt.Store.DeleteRunFiles(ctx, r.ID)
@@ -346,4 +345,25 @@ func contextUser(ctx context.Context) (string, error) {
 		return "", ErrNoUser
 	}
 	return u.ID, nil
+}
+
+// appendClosing logs evs after the run's LastSeq and moves LastSeq past
+// them when they are stored.
+func (s *Service) appendClosing(ctx context.Context, r *sova.Run, evs []event.Event) error {
+	logged := make([]sova.RunEvent, 0, len(evs))
+	seq := r.LastSeq
+	for _, e := range evs {
+		seq++
+		e.Seq, e.Time = seq, s.opt.Now()
+		b, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		logged = append(logged, sova.RunEvent{Seq: e.Seq, Event: b})
+	}
+	if err := s.opt.Store.AppendRunEvents(ctx, r.ID, logged); err != nil {
+		return err
+	}
+	r.LastSeq = seq
+	return nil
 }
