@@ -63,10 +63,6 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %s: %w", abs, err)
 	}
-	if err := db.PingContext(ctx); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("store: open sqlite %s: %w", abs, err)
-	}
 	if err := migrateSQLite(ctx, db); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", abs, err)
@@ -74,17 +70,23 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	return newDB(db, sqliteDialect, nil), nil
 }
 
-// migrateSQLite applies the migrations, retrying a few times: SQLite has no
+// migrateSQLite checks the connection and applies the migrations, retrying
+// a few times: SQLite has no
 // lock goose can hold across migrations, so when two processes open a new
 // database at once both may try the same migration. Each migration runs in
 // its own transaction, so the loser's attempt rolls back and its retry finds
 // the migration applied.
 func migrateSQLite(ctx context.Context, db *sql.DB) error {
-	const attempts = 5
+	const attempts = 8
 	var err error
 	for i := range attempts {
-		if err = migrate(ctx, goose.DialectSQLite3, db, "sqlite"); err == nil {
-			return nil
+		// The first connection switches a new file to WAL, which takes an
+		// exclusive lock that busy_timeout does not wait for: a process
+		// opening the file at that moment gets SQLITE_BUSY and tries again.
+		if err = db.PingContext(ctx); err == nil {
+			if err = migrate(ctx, goose.DialectSQLite3, db, "sqlite"); err == nil {
+				return nil
+			}
 		}
 		if i == attempts-1 {
 			break
