@@ -71,9 +71,9 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 }
 
 // migrateSQLite checks the connection and applies the migrations, retrying
-// a few times: SQLite has no
-// lock goose can hold across migrations, so when two processes open a new
-// database at once both may try the same migration. Each migration runs in
+// a few times: SQLite has no lock goose can hold across migrations, so when
+// two processes open a new database at once both may try the same
+// migration. Each migration runs in
 // its own transaction, so the loser's attempt rolls back and its retry finds
 // the migration applied.
 func migrateSQLite(ctx context.Context, db *sql.DB) error {
