@@ -74,6 +74,12 @@ type AccountStore interface {
 	SetDisabled(ctx context.Context, id string, disabled bool) error
 	// DeleteAccount removes an account with its sessions and keys.
 	DeleteAccount(ctx context.Context, id string) error
+	// GetAccountByIdentity finds the account of a single sign-on identity
+	// (the issuer's URL and its subject).
+	GetAccountByIdentity(ctx context.Context, issuer, subject string) (*Account, error)
+	// CreateAccountWithIdentity creates an account linked to an identity,
+	// both or neither; a taken name or a linked identity is ErrConflict.
+	CreateAccountWithIdentity(ctx context.Context, a *Account, issuer, subject string) error
 
 	CreateSession(ctx context.Context, s *Session) error
 	// GetSession returns the session with the given (hashed) id, expired
@@ -109,4 +115,17 @@ type AccountStore interface {
 	// DeleteUsageBefore removes counters of periods before period
 	// (periods sort as text: dates as YYYY-MM-DD).
 	DeleteUsageBefore(ctx context.Context, period string) (int64, error)
+	// ListUsage returns the counters of periods from since on, of one
+	// subject or of everyone for "", by period, subject and counter.
+	ListUsage(ctx context.Context, subject, since string) ([]UsageCount, error)
+}
+
+// UsageCount is one counter of a subject for a period: what the limits
+// count ("messages", "extreme") and what runs used ("tokens", "searches",
+// "runs"), per user and UTC day.
+type UsageCount struct {
+	Subject string `json:"user_id"`
+	Counter string `json:"counter"`
+	Period  string `json:"day"`
+	Count   int64  `json:"count"`
 }

@@ -76,6 +76,11 @@ type AgentStore interface {
 	// not empty the update happens only if the stored state is fromState,
 	// and is ErrConflict otherwise: two requests cannot both claim an agent.
 	UpdateAgent(ctx context.Context, a *Agent, fromState string) error
+	// FailOrphanedAgents marks as failed, with reason, the agents still
+	// inited or researching whose runs (the run of the agent's id and its
+	// restarts) exist and none of which is running: their run was
+	// interrupted by a crash. It returns how many.
+	FailOrphanedAgents(ctx context.Context, reason string) (int, error)
 	// DeleteFinishedAgents removes completed and failed agents last updated
 	// before the given time, and returns how many.
 	DeleteFinishedAgents(ctx context.Context, before time.Time) (int, error)

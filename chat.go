@@ -42,7 +42,10 @@ type Message struct {
 	Mode         string          `json:"mode,omitempty"`
 	ToolCalls    json.RawMessage `json:"toolCalls,omitempty"`
 	Error        string          `json:"error,omitempty"`
-	CreatedAt    time.Time       `json:"createdAt"`
+	// ReplyTo is the id of the question (user message) an answer replies
+	// to; empty for questions.
+	ReplyTo   string    `json:"replyTo,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
 }
 
 // ChatStore keeps chats and their messages. Every method is scoped by the

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/app"
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/report"
@@ -89,10 +90,11 @@ The question and answer are kept as a chat (see "sova chats") unless
 			if err != nil {
 				return err
 			}
-			return ask(ctx, a.Service, prep, cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON, pdfPath)
+			question := strings.Join(args, " ")
+			return ask(ctx, a.Service, prep, cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON, pdfPath, lang.Detect(question).Code)
 		},
 	}
-	cmd.Flags().StringVarP(&modeID, "mode", "m", "search", "mode: chat, search, deep_search, deep_research, sgr_agent, docs, or a search group: web, academic, youtube, reddit, code, x (see docs/modes.md); or the id of a run waiting for answers")
+	cmd.Flags().StringVarP(&modeID, "mode", "m", "search", "mode: chat, search, deep_search, deep_research, extreme, sgr_agent, docs, or a search group: web, academic, youtube, reddit, code, x (see docs/modes.md); or the id of a run waiting for answers")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON event per line on stdout")
 	cmd.Flags().StringVar(&chatID, "chat", "", "continue the chat with this id")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not keep the question and answer as a chat")
@@ -103,13 +105,24 @@ The question and answer are kept as a chat (see "sova chats") unless
 	return cmd
 }
 
-// ask runs a prepared question, writing progress to stderr and the answer
-// (or NDJSON events) to stdout.
-func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stderr io.Writer, asJSON bool, pdfPath string) error {
+// ask runs a prepared question, writing progress to stderr (in language,
+// the question's) and the answer (or NDJSON events) to stdout.
+func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stderr io.Writer, asJSON bool, pdfPath, language string) error {
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	var sink event.Sink
 	var mu sync.Mutex
+	// lineOpen: the answer's last line has no newline yet. On a terminal
+	// stdout and stderr share the screen, so a progress line printed then
+	// (the closing "✓ Done") would be glued to the answer's end.
+	lineOpen := false
+	endLine := func() {
+		if lineOpen {
+			_, _ = out.WriteString("\n")
+			_ = out.Flush()
+			lineOpen = false
+		}
+	}
 	if asJSON {
 		enc := wire.NewNDJSON(out, func() { _ = out.Flush() })
 		sink = event.SinkFunc(func(e event.Event) { _ = enc.Emit(e) })
@@ -119,14 +132,22 @@ func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stde
 			color = isTerminal(f) && os.Getenv("NO_COLOR") == ""
 		}
 		term := wire.NewTerminal(stderr, color)
+		term.SetLanguage(language)
 		sink = event.SinkFunc(func(e event.Event) {
-			_ = term.Emit(e)
+			mu.Lock()
+			defer mu.Unlock()
 			if e.Type == event.TypeTextDelta {
-				mu.Lock()
-				_, _ = out.WriteString(e.Text)
-				_ = out.Flush()
-				mu.Unlock()
+				if e.Text != "" {
+					_, _ = out.WriteString(e.Text)
+					_ = out.Flush()
+					lineOpen = !strings.HasSuffix(e.Text, "\n")
+				}
+				return
 			}
+			if e.Type == event.TypeFinish || e.Type == event.TypeError || e.Type == event.TypeStatus {
+				endLine()
+			}
+			_ = term.Emit(e)
 		})
 		defer term.Close()
 	}
@@ -155,13 +176,18 @@ func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stde
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	_, _ = out.WriteString("\n")
+	endLine()
 	if o.State == sova.RunWaiting {
 		// The run waits for answers; the next message in the chat (or to
 		// the run, when the chat is not kept) continues it.
 		target := "--chat " + o.ChatID + " --mode " + prep.ModeID()
 		if o.ChatID == "" || !prep.Persisted() {
 			target = "--mode " + o.RunID
+		}
+		if prep.ModeID() == "assistant" {
+			// The assistant holds an action until the person says yes.
+			fmt.Fprintf(stderr, "\nNothing was done yet: Sova waits for your confirmation. Reply with:\n  sova ask %s yes\nor, to do nothing:\n  sova ask %s no\n", target, target)
+			return nil
 		}
 		fmt.Fprintf(stderr, "\nSova needs your answers to go on. Reply with:\n  sova ask %s \"your answers\"\n", target)
 		return nil

@@ -32,7 +32,11 @@ func newChats() *cobra.Command {
 					return err
 				}
 				if asJSON {
-					return json.NewEncoder(cmd.OutOrStdout()).Encode(chats)
+					// The same shape as GET /api/chats.
+					if chats == nil {
+						chats = []sova.Chat{}
+					}
+					return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"chats": chats})
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tUPDATED\tMODE\tMESSAGES\tTITLE")

@@ -72,7 +72,13 @@ func TestDoctorGoodSetup(t *testing.T) {
 		regexp.MustCompile(`^[✓✗] code sandbox \(optional\): (available|unavailable)`),
 		regexp.MustCompile(`^All required checks passed\.$`),
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
+	// Each group tool's line is checked by internal/doctor's TestToolChecks.
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.Contains(l, " tool ") {
+			lines = append(lines, l)
+		}
+	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), out)
 	}
@@ -93,8 +99,10 @@ func TestDoctorGoodSetup(t *testing.T) {
 			Required     bool
 		} `json:"checks"`
 	}
-	if exitCode(err) != 0 || json.Unmarshal([]byte(out), &r) != nil || !r.OK || len(r.Checks) != 8 ||
-		r.Checks[0].Name != "model endpoint" || r.Checks[0].Status != "ok" || !r.Checks[0].Required || r.Checks[7].Required {
+	// The setup's 8 checks, then one line per group tool (optional).
+	if exitCode(err) != 0 || json.Unmarshal([]byte(out), &r) != nil || !r.OK || len(r.Checks) < 9 ||
+		r.Checks[0].Name != "model endpoint" || r.Checks[0].Status != "ok" || !r.Checks[0].Required || r.Checks[7].Required ||
+		!strings.HasPrefix(r.Checks[8].Name, "tool ") || r.Checks[8].Required {
 		t.Errorf("doctor --json: %v\n%s", err, out)
 	}
 }

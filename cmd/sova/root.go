@@ -46,6 +46,7 @@ environment variable; see docs/configuration.md.`,
 	root.AddCommand(newBench())
 	root.AddCommand(newRuns())
 	root.AddCommand(newSpaces())
+	root.AddCommand(newMemories()) // memories.go
 	root.AddCommand(newDoctor())
 	root.AddCommand(newRead())
 	root.AddCommand(newUsers(), newKeys())

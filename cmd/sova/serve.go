@@ -52,12 +52,21 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 			if err != nil {
 				return err
 			}
+			var metricsHandler http.Handler // nil: no /metrics (SOVA_METRICS=false)
+			if a.Metrics != nil {
+				metricsHandler = a.Metrics.Handler()
+			}
 			srv := &http.Server{
 				Handler: server.New(server.Options{
 					Service: a.Service, Store: a.Store, Auth: a.Auth, Accounts: a.Accounts, Logger: logger,
 					MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: versionString(),
 					Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes,
+					Memory: a.Memory, Connectors: a.Connectors,
 					PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, Addr: cfg.Addr,
+					Assistant: a.Assistant, MCPServers: a.Store, MCPAdmin: a.MCP.Servers(),
+					Voice: a.Voice, MaxAudioBytes: cfg.AudioMaxBytes,
+					Images: a.Images, Metrics: metricsHandler, MetricsToken: cfg.MetricsToken,
+					Limits: a.Limits, Settings: a.Store, Models: a.Model, Usage: a.Store, OIDC: a.OIDC,
 				}),
 				ReadHeaderTimeout: 10 * time.Second,
 				ReadTimeout:       30 * time.Second,
@@ -85,8 +94,12 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 			} else {
 				logger.Info(listenMessage(exposed, msg), "addr", "http://"+ln.Addr().String())
 			}
+			if exposed, _ := listenScope(ln.Addr()); exposed && a.Metrics != nil && cfg.MetricsToken == "" {
+				logger.Warn("GET /metrics is served without a token to everyone who reaches this address: set SOVA_METRICS_TOKEN, or SOVA_METRICS=false, or keep the port off public networks")
+			}
 			logger.Info("sova ready", "version", versionString(), "model", cfg.Model, "fast_model", cfg.FastModel,
 				"search", cfg.SearchProvider, "data_dir", cfg.DataDir)
+			a.Connectors.Start()                                  // the periodic sync of connected spaces, stopped by a.Close
 			go doctor.AtStart(ctx, cfg, logger, doctor.Options{}) // warns once, with the fix, when the model endpoint is unusable
 
 			errc := make(chan error, 1)
@@ -97,6 +110,15 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 				return err
 			case <-ctx.Done():
 			}
+			// Durable runs are handed back first, so another node continues
+			// them at once rather than after the wait for open streams below
+			// (their followers here end and resume on another node).
+			logger.Info("shutting down: handing durable runs back to the other nodes")
+			dctx, cancelDrain := context.WithTimeout(context.Background(), 20*time.Second)
+			if err := a.Service.Drain(dctx); err != nil {
+				logger.Warn("durable runs not all handed back; the rest are when the node closes", "err", err)
+			}
+			cancelDrain()
 			logger.Info("shutting down: waiting for running answers to finish")
 			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()

@@ -47,6 +47,7 @@ SOVA_SPACES_IDLE_CLOSE idle), add files through its API instead.`,
   sova spaces rm notes`,
 	}
 	cmd.AddCommand(spacesCreate(), spacesAdd(), spacesList(), spacesRename(), spacesRemove(), spacesSearch())
+	cmd.AddCommand(spacesConnect(), spacesSync(), spacesDisconnect()) // connect.go
 	return cmd
 }
 

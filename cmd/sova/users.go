@@ -48,9 +48,10 @@ limits of SOVA_LIMIT_FREE_*). Passwords are kept as argon2id hashes.`,
   echo "$PASSWORD" | sova users add bob --role free --password-stdin
   sova users list
   sova users passwd bob
-  sova users rm bob`,
+  sova users rm bob
+  sova users usage --days 30`,
 	}
-	cmd.AddCommand(usersAdd(), usersList(), usersRemove(), usersPasswd())
+	cmd.AddCommand(usersAdd(), usersList(), usersRemove(), usersPasswd(), usersUsage())
 	return cmd
 }
 

@@ -130,3 +130,27 @@ func TestUsersAndKeys(t *testing.T) {
 		})
 	}
 }
+
+// `sova users usage` shows what `sova ask` used, per user and day.
+func TestUsersUsage(t *testing.T) {
+	w := newWorld(t)
+	if out, errOut, err := w.sova(t, "ask", "--mode", "search", "How did presidents describe the economy in the 1930s?"); err != nil {
+		t.Fatalf("ask: %v\n%s%s", err, out, errOut)
+	}
+	out, errOut, err := w.sova(t, "users", "usage", "--days", "2")
+	if err != nil {
+		t.Fatalf("usage: %v %s", err, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	today := time.Now().UTC().Format(time.DateOnly)
+	if len(lines) != 2 || !strings.Contains(lines[0], "TOKENS") {
+		t.Fatalf("usage:\n%s", out)
+	}
+	f := strings.Fields(lines[1])
+	if len(f) != 7 || f[0] != today || f[1] != "local" || f[2] != "1" || f[3] == "0" || f[4] == "0" {
+		t.Errorf("row %q; want today, local, 1 run, tokens and searches", lines[1])
+	}
+	if _, errOut, err := w.sova(t, "users", "usage", "--user", "nobody"); err == nil || !strings.Contains(errOut, `no user "nobody"`) {
+		t.Errorf("unknown user: %v %s", err, errOut)
+	}
+}

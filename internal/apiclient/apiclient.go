@@ -48,9 +48,6 @@ const (
 	DefaultRetryBackoff = 500 * time.Millisecond
 	// DefaultUserAgent identifies Sova to the APIs it calls.
 	DefaultUserAgent = "sova/1 (self-hosted AI search; +https://github.com/sova-ai/sova)"
-
-	// maxSnippetRunes caps how much of an answer body an error quotes.
-	maxSnippetRunes = 200
 )
 
 var (
@@ -551,46 +548,11 @@ func sleep(ctx context.Context, d time.Duration) bool {
 }
 
 // StatusText renders "HTTP 503 Service Unavailable".
-func StatusText(status int) string {
-	if t := http.StatusText(status); t != "" {
-		return fmt.Sprintf("HTTP %d %s", status, t)
-	}
-	return fmt.Sprintf("HTTP %d", status)
-}
-
-// tagRE matches HTML tags, with the content of scripts and styles, so that
-// an HTML error page reads as text.
-var tagRE = regexp.MustCompile(`(?s)<(script|style)[^>]*>.*?</(script|style)>|<[^>]*>`)
+func StatusText(status int) string { return errtext.HTTPStatus(status) }
 
 // Snippet returns the start of body as one line of at most 200 runes, HTML
-// tags removed, for error messages.
-func Snippet(body []byte) string {
-	s := string(body)
-	if strings.Contains(s, "<") && strings.Contains(s, ">") {
-		s = tagRE.ReplaceAllString(s, " ")
-	}
-	var b strings.Builder
-	n := 0
-	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			space = b.Len() > 0
-			continue
-		}
-		if n >= maxSnippetRunes {
-			b.WriteString("…")
-			break
-		}
-		if space {
-			b.WriteByte(' ')
-			n++
-			space = false
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}
+// tags removed, for error messages (errtext.TextSnippet).
+func Snippet(body []byte) string { return errtext.TextSnippet(body) }
 
 // hostOf names the server of rawURL without path and query string, which
 // may be long or carry input and secrets.

@@ -11,10 +11,18 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova/internal/auth"
+	"github.com/sova-ai/sova/internal/cluster"
 	"github.com/sova-ai/sova/internal/config"
+	"github.com/sova-ai/sova/internal/connectors"
 	"github.com/sova-ai/sova/internal/fetch"
+	"github.com/sova-ai/sova/internal/imageproxy"
+	"github.com/sova-ai/sova/internal/limits"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/mcp"
+	"github.com/sova-ai/sova/internal/memory"
+	"github.com/sova-ai/sova/internal/metrics"
 	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/mode/assistant"
 	"github.com/sova-ai/sova/internal/mode/chat"
 	"github.com/sova-ai/sova/internal/mode/research"
 	searchmode "github.com/sova-ai/sova/internal/mode/search"
@@ -23,6 +31,8 @@ import (
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/spaces"
 	"github.com/sova-ai/sova/internal/store"
+	"github.com/sova-ai/sova/internal/tools"
+	"github.com/sova-ai/sova/internal/voice"
 	"github.com/sova-ai/sova/internal/webcache"
 )
 
@@ -43,14 +53,43 @@ type App struct {
 	Auth auth.Authenticator
 	// Accounts signs people in and out; nil with SOVA_AUTH=none.
 	Accounts *auth.Accounts
+	// Memory keeps people's memories (personal.go); Connectors keeps
+	// connected spaces in sync: periodically once the server calls its
+	// Start, until Close.
+	Memory     memory.Service
+	Connectors *connectors.Service
+	// Images fetches remote images for the page (GET /api/image) through
+	// the fetcher's guard.
+	Images *imageproxy.Proxy
+	// OIDC signs people in through SOVA_OIDC_ISSUER (auth.go); nil without.
+	OIDC *auth.OIDC
+	// Limits admits runs under SOVA_LIMIT_* (limits.go).
+	Limits      *limits.Limiter
+	closeLimits func() error
 
-	agentSweeper *sgr.Sweeper // evicts old finished agents (SOVA_SGR_AGENT_TTL)
+	// Assistant is the assistant mode (seed 004), also serving
+	// /api/supervisor and /api/tasks/execute; MCP its servers' client.
+	Assistant *assistant.Mode
+	MCP       *mcp.Client
+	// Voice transcribes and speaks through the endpoint; nil when off.
+	Voice *voice.Client
+	// Metrics counts runs, model and search calls and page reads for
+	// GET /metrics; nil with SOVA_METRICS=false.
+	Metrics *metrics.Metrics
+
+	agentSweeper *sgr.Sweeper        // evicts old finished agents (SOVA_SGR_AGENT_TTL)
+	eventSweeper *EventSweeper       // compacts and expires finished runs' event logs (eventsweeper.go)
+	notifier     *cluster.PGNotifier // nil on SQLite
 }
 
 // New assembles Sova. Close releases what it opened.
 func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
+	}
+	var mtr *metrics.Metrics
+	if cfg.Metrics {
+		mtr = metrics.New()
 	}
 	model, err := llm.New(llm.Config{
 		BaseURL:              cfg.LLMBaseURL,
@@ -62,6 +101,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		MaxRetries:           cfg.LLMMaxRetries,
 		MaxStructuredRetries: cfg.StructuredRetries,
 		Logger:               logger,
+		Metrics:              mtr,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("model client: %w", err)
@@ -76,6 +116,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		chain = search.NewChain(unavailable{err})
 	}
 	chain.Logger = logger // failed provider calls, with the addresses errors leave out
+	chain.Metrics = mtr
 	redirects := cfg.FetchMaxRedirects
 	if redirects == 0 {
 		redirects = -1 // SOVA_FETCH_MAX_REDIRECTS=0 means follow none
@@ -88,6 +129,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		MaxChars:     cfg.ContentMaxChars,
 		Parse:        ParseLimits(cfg),
 		Logger:       logger,
+		Metrics:      mtr,
 	}
 	if err := fcfg.Validate(); err != nil {
 		return nil, fmt.Errorf("SOVA_FETCH_ALLOW_HOSTS: %w", err)
@@ -130,6 +172,19 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		_ = st.Close()
 		return nil, err
 	}
+	asst, mcpClient, err := newAssistant(cfg, model, fast, st, docSpaces, chain, logger) // assistant.go
+	if err != nil {
+		_ = docSpaces.Close()
+		_ = st.Close()
+		return nil, err
+	}
+	mem, err := Memories(cfg, st) // personal.go
+	if err != nil {
+		_ = docSpaces.Close()
+		_ = st.Close()
+		return nil, fmt.Errorf("memories: %w", err)
+	}
+	personal := tools.Providers{Memory: mem, Connectors: st, Documents: docSpaces}
 	modes, err := mode.NewRegistry(append([]mode.Mode{
 		chat.New(chat.Config{HistoryLimit: cfg.ChatHistoryLimit, MaxTokens: cfg.ChatMaxTokens, Temperature: cfg.ChatTemperature}, model),
 		searchmode.New(searchCfg("search", "Fast web search: query rewrite, parallel multi-query search, reads the best pages, cited answer of 400–600 words.", cfg.SpeedMaxIterations, "400-600"), model, fast, chain, retr.reader).WithDocuments(docSpaces, cfg.SpacesSearchTopK),
@@ -151,7 +206,14 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 			MaxResults: cfg.DeepSearchMaxResults, Concurrency: cfg.SearchConcurrency, BlockList: block,
 			HistoryLimit: cfg.ChatHistoryLimit, Temperature: cfg.ChatTemperature, MaxTokens: cfg.ChatMaxTokens, Logger: logger,
 		}, model, chain, retr.reader, st),
-	}, groupModes(cfg, model, fast, chain, retr.reader, block, sb, sbErr)...)...)
+		extremeMode(cfg, model, fast, chain, retr.reader, block, sb, sbErr),
+	}, append(groupModes(cfg, model, fast, chain, retr.reader, block, sb, sbErr, personal), asst, asst.TaskMode())...)...)
+	if err != nil {
+		_ = docSpaces.Close()
+		_ = st.Close()
+		return nil, err
+	}
+	limiter, closeLimits, err := newLimiter(ctx, cfg, st) // limits.go
 	if err != nil {
 		_ = docSpaces.Close()
 		_ = st.Close()
@@ -161,24 +223,54 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 	if !cfg.TitleGenerationOff {
 		titler = run.ModelTitler{Model: fast}
 	}
+	// On PostgreSQL, nodes sharing the database tell each other of new run
+	// events (LISTEN/NOTIFY), so a client on any node follows any run live.
+	var notifier *cluster.PGNotifier
+	var runNotifier run.Notifier
+	if cfg.DatabaseURL != "" {
+		if notifier, err = cluster.NewPGNotifier(ctx, cfg.DatabaseURL, logger); err != nil {
+			_ = docSpaces.Close()
+			_ = st.Close()
+			return nil, err
+		}
+		runNotifier = notifier
+	}
+	var followUps run.FollowUpper
+	if !cfg.FollowUpsOff {
+		followUps = run.ModelFollowUps{Model: fast}
+	}
 	svc := run.NewService(run.Options{
-		Store: st, Modes: modes, Titler: titler, Logger: logger,
+		Store: st, Modes: modes, Titler: titler, FollowUps: followUps, Logger: logger, Notifier: runNotifier,
+		NodeID: cfg.NodeID, Lease: cfg.RunLease, Exclusive: cfg.DatabaseURL == "", Metrics: mtr,
 		Timeout: cfg.RunTimeout, MaxQuestionChars: cfg.MaxQuestionChars,
-		ModeTimeouts: map[string]time.Duration{"deep_research": cfg.DeepResearchTimeout},
+		ModeTimeouts: map[string]time.Duration{"deep_research": cfg.DeepResearchTimeout, "extreme": cfg.Extreme.Timeout, "assistant": cfg.AssistantTaskTimeout, assistant.TaskModeID: cfg.AssistantTaskTimeout},
+		Limiter:      limiter,
+		Settings:     st, Prune: mode.SeedPruning, Model: cfg.Model, Usage: st,
 	})
-	// Runs cut short by the last stop are marked interrupted before
-	// anything new starts, so none is left looking alive.
+	// Runs whose node stopped (this one before a restart, or another whose
+	// lease passed) are continued from their last checkpoint, or marked
+	// interrupted, before anything new starts, so none is left looking alive.
 	if n, err := svc.Recover(ctx); err != nil {
+		closeNotifier(notifier)
 		_ = docSpaces.Close()
 		_ = st.Close()
 		return nil, fmt.Errorf("recovering interrupted runs: %w", err)
 	} else if n > 0 {
-		logger.Warn("runs interrupted by the last stop were marked; restart them with POST /api/runs/{id}/restart", "count", n)
+		logger.Warn("runs whose node stopped were taken over: continued from their checkpoints, or marked interrupted (restart those with POST /api/runs/{id}/restart)", "count", n)
 	}
-	a := &App{Config: cfg, Store: st, Service: svc, Model: model, Logger: logger, WebCache: retr.cache, Spaces: docSpaces}
+	a := &App{Config: cfg, Store: st, Service: svc, Model: model, Logger: logger, WebCache: retr.cache, Spaces: docSpaces, notifier: notifier,
+		Assistant: asst, MCP: mcpClient, Voice: newVoice(cfg), Metrics: mtr,
+		Memory: mem, Connectors: Connectors(cfg, st, docSpaces, logger),
+		Images: &imageproxy.Proxy{Client: fetcher.Client(), MaxBytes: int64(cfg.ImageProxyMaxBytes), Timeout: cfg.ImageProxyTimeout},
+		Limits: limiter, closeLimits: closeLimits}
 	if err := a.wireAuth(); err != nil { // auth.go
+		closeNotifier(notifier)
 		_ = docSpaces.Close()
 		_ = st.Close()
+		return nil, err
+	}
+	if err := a.wireOIDC(ctx); err != nil { // auth.go
+		_ = a.Close(context.Background())
 		return nil, err
 	}
 	a.agentSweeper = &sgr.Sweeper{Store: st, TTL: cfg.SGRAgentTTL, Logger: logger}
@@ -188,6 +280,8 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		a.agentSweeper.StaleAfter = cfg.RunTimeout + time.Minute
 	}
 	a.agentSweeper.Start()
+	a.eventSweeper = &EventSweeper{Store: st, CompactAfter: cfg.RunEventsCompactAfter, Retention: cfg.RunEventsRetention, Logger: logger}
+	a.eventSweeper.Start()
 	return a, nil
 }
 
@@ -196,7 +290,29 @@ func (a *App) Close(ctx context.Context) error {
 	if a.agentSweeper != nil {
 		a.agentSweeper.Stop()
 	}
-	return errors.Join(a.Service.Close(ctx), a.Spaces.Close(), a.Store.Close())
+	if a.Connectors != nil {
+		a.Connectors.Stop() // before the spaces it writes to close
+	}
+	if a.eventSweeper != nil {
+		a.eventSweeper.Stop()
+	}
+	err := a.Service.Close(ctx) // the runs end and their events are published first
+	closeNotifier(a.notifier)
+	var mcpErr error
+	if a.MCP != nil {
+		mcpErr = a.MCP.Close() // the admin's stdio servers end with their sessions
+	}
+	err = errors.Join(err, mcpErr, a.Spaces.Close(), a.Store.Close())
+	if a.closeLimits != nil {
+		err = errors.Join(err, a.closeLimits())
+	}
+	return err
+}
+
+func closeNotifier(n *cluster.PGNotifier) {
+	if n != nil {
+		n.Close()
+	}
 }
 
 // unavailable stands in for a search provider that is not configured.

@@ -78,9 +78,52 @@ func TestProvidersAreThrottled(t *testing.T) {
 	}
 	want := map[string]search.Limits{"searxng": {Concurrent: 2, PerSecond: 0.5}, "brave": search.DefaultLimits["brave"]}
 	for _, p := range chain.Providers {
-		th, ok := p.(*search.Throttled)
-		if !ok || th.Limits() != want[p.Name()] {
-			t.Errorf("%s: %T %+v, want limits %+v", p.Name(), p, th, want[p.Name()])
+		if got := limitsOf(p); got == nil || *got != want[p.Name()] {
+			t.Errorf("%s: limits %+v, want %+v", p.Name(), got, want[p.Name()])
+		}
+	}
+}
+
+// limitsOf returns the limits a provider of the chain is held to (nil:
+// none), looking through the wrappers (search.Shared).
+func limitsOf(p search.Provider) *search.Limits {
+	for {
+		if th, ok := p.(*search.Throttled); ok {
+			l := th.Limits()
+			return &l
+		}
+		u, ok := p.(interface{ Unwrap() search.Provider })
+		if !ok {
+			return nil
+		}
+		p = u.Unwrap()
+	}
+}
+
+// A SearXNG instance on this machine or a private network is not held to
+// the politeness limits meant for public instances, unless
+// SOVA_SEARCH_LIMITS names it.
+func TestPrivateSearXNGIsNotThrottled(t *testing.T) {
+	for _, tc := range []struct {
+		url, limits string
+		want        *search.Limits
+	}{
+		{"http://127.0.0.1:8888", "", nil},
+		{"http://192.168.1.10:8080", "", nil},
+		{"http://127.0.0.1:8888", "searxng=2:1", &search.Limits{Concurrent: 2, PerSecond: 1}},
+		{"https://93.184.216.34", "", &search.Limits{Concurrent: 3, PerSecond: 3}},
+	} {
+		vars := map[string]string{"SOVA_SEARCH_PROVIDER": "searxng", "SOVA_SEARXNG_URL": tc.url}
+		if tc.limits != "" {
+			vars["SOVA_SEARCH_LIMITS"] = tc.limits
+		}
+		chain, err := Providers(mustConfig(t, vars))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := limitsOf(chain.Providers[0])
+		if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
+			t.Errorf("%s %q: limits %+v, want %+v", tc.url, tc.limits, got, tc.want)
 		}
 	}
 }

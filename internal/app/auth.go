@@ -25,7 +25,9 @@ func (a *App) wireAuth() error {
 	switch {
 	case a.Config.Auth == "none":
 		a.Auth = auth.Local{}
-	case a.Config.Auth == "accounts" || a.Config.Anonymous:
+	case a.Config.Auth == "accounts" || a.Config.Anonymous || a.Config.OIDCIssuer != "":
+		// With single sign-on configured, a Sova with no account yet must
+		// not serve everyone as the local user.
 		a.Accounts, a.Auth = accounts, accounts
 	default:
 		a.Accounts = accounts
@@ -52,7 +54,7 @@ func NewAccounts(cfg *config.Config, st store.Store, a *App) (*auth.Accounts, er
 // only for an installation that has not chosen and has no account yet:
 // `sova serve` then refuses to listen beyond loopback.
 func (a *App) Authenticated(ctx context.Context) (bool, error) {
-	if a.Config.Auth != "" || a.Config.Anonymous {
+	if a.Config.Auth != "" || a.Config.Anonymous || a.Config.OIDCIssuer != "" {
 		return true, nil
 	}
 	n, err := a.Store.CountAccounts(ctx)
@@ -60,4 +62,23 @@ func (a *App) Authenticated(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("counting accounts: %w", err)
 	}
 	return n > 0, nil
+}
+
+// wireOIDC sets up single sign-on when SOVA_OIDC_ISSUER is set: the
+// provider's discovery document is read now, so a wrong issuer stops the
+// start with the reason.
+func (a *App) wireOIDC(ctx context.Context) error {
+	c := a.Config
+	if c.OIDCIssuer == "" || a.Accounts == nil {
+		return nil
+	}
+	o, err := auth.NewOIDC(ctx, auth.OIDCConfig{
+		Issuer: c.OIDCIssuer, ClientID: c.OIDCClientID, ClientSecret: c.OIDCClientSecret,
+		RedirectURL: c.OIDCRedirectURL, DefaultRole: c.OIDCDefaultRole, Name: c.OIDCName, Scopes: c.OIDCScopes,
+	}, a.Accounts)
+	if err != nil {
+		return err
+	}
+	a.OIDC = o
+	return nil
 }

@@ -8,10 +8,12 @@ import (
 	"github.com/sova-ai/sova/internal/coins"
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/fetch"
+	"github.com/sova-ai/sova/internal/flights"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/markets"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/mode/group"
+	"github.com/sova-ai/sova/internal/movies"
 	"github.com/sova-ai/sova/internal/places"
 	"github.com/sova-ai/sova/internal/reddit"
 	"github.com/sova-ai/sova/internal/sandbox"
@@ -53,6 +55,13 @@ func GroupProviders(cfg *config.Config, fast llm.Model, chain *search.Chain, rea
 	if c, err := coins.New(cfg.Coins); err == nil {
 		p.Coins = c
 	}
+	// Without their keys these are nil and their tools withdrawn.
+	if c, err := flights.New(cfg.Flights); err == nil && c != nil {
+		p.Flights = c
+	}
+	if c, err := movies.New(cfg.Movies); err == nil && c != nil {
+		p.Movies = c
+	}
 	if sb != nil {
 		p.Sandbox = sb
 	} else if sbErr == nil {
@@ -67,11 +76,15 @@ func GroupProviders(cfg *config.Config, fast llm.Model, chain *search.Chain, rea
 }
 
 // groupModes are the search groups (web, academic, youtube, reddit, code,
-// x, stocks, crypto), one mode each.
+// x, stocks, crypto, memory, connectors), one mode each. personal holds
+// the memory and connectors groups' providers: the memories, the
+// connectors and the document spaces.
 func groupModes(cfg *config.Config, model, fast *llm.Client, chain *search.Chain, reader fetch.Reader, block search.BlockList,
-	sb *sandbox.Sandbox, sbErr error) []mode.Mode {
+	sb *sandbox.Sandbox, sbErr error, personal tools.Providers) []mode.Mode {
+	p := GroupProviders(cfg, fast, chain, reader, sb, sbErr)
+	p.Memory, p.Connectors, p.Documents = personal.Memory, personal.Connectors, personal.Documents
 	return group.All(group.Config{
-		Providers:   GroupProviders(cfg, fast, chain, reader, sb, sbErr),
+		Providers:   p,
 		Temperature: cfg.ChatTemperature, MaxTokens: cfg.ChatMaxTokens, HistoryLimit: cfg.ChatHistoryLimit,
 		BlockList: block,
 	}, model, fast)

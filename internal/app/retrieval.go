@@ -62,7 +62,16 @@ func Providers(cfg *config.Config) (*search.Chain, error) {
 			if cfg.SearXNGURL == "" {
 				return nil, errors.New("the searxng search provider needs SOVA_SEARXNG_URL (for example http://127.0.0.1:8888); or leave SOVA_SEARCH_PROVIDER at auto to search without an account")
 			}
-			ps = append(ps, throttled(search.NewSearXNG(cfg.SearXNGURL, client, opts...)))
+			sx := search.NewSearXNG(cfg.SearXNGURL, client, opts...)
+			if _, set := cfg.SearchLimits["searxng"]; !set && privateInstance(cfg.SearXNGURL) {
+				// The politeness limits protect public instances; one the
+				// admin runs on this machine or a private network would
+				// only cap the server (3 queries a second: under one
+				// search run a second). SOVA_SEARCH_LIMITS still applies.
+				ps = append(ps, sx)
+				continue
+			}
+			ps = append(ps, throttled(sx))
 		case "tavily":
 			if cfg.TavilyAPIKey == "" {
 				return nil, errors.New("the tavily search provider needs TAVILY_API_KEY")
@@ -91,7 +100,21 @@ func Providers(cfg *config.Config) (*search.Chain, error) {
 				name, strings.Join(ProviderNames, ", "))
 		}
 	}
+	// Concurrent runs (and one run's research agents) sending the same
+	// query at the same moment share one request.
+	for i, p := range ps {
+		ps[i] = search.Shared(p)
+	}
 	return search.NewChain(ps...), nil
+}
+
+// privateInstance reports whether a search instance's URL is on this
+// machine or a private network, waiting at most a second for its name to
+// resolve.
+func privateInstance(rawURL string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	return search.PrivateInstance(ctx, rawURL)
 }
 
 // autoProviders lists the configured providers, then keyless.
@@ -171,7 +194,9 @@ func newRetrieval(ctx context.Context, cfg *config.Config, chain *search.Chain, 
 		logger.Debug("web cache purged", "expired", n)
 	}
 	chain.Cache = r.cache
-	r.reader = r.cache.Reader(reader)
+	// Concurrent runs reading the same page at the same moment share one
+	// fetch and extraction (the cache, when on, then keeps it).
+	r.reader = fetch.NewShared(r.cache.Reader(reader))
 
 	if cfg.EmbedModel != "" {
 		embed, err := EmbeddingClient(cfg, logger) // spaces.go

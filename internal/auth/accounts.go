@@ -212,6 +212,15 @@ func (a *Accounts) SignIn(ctx context.Context, name, password, clientIP string) 
 		return "", u, expires, ErrBadCredentials
 	}
 	a.throttle.succeeded(name)
+	return a.StartSession(ctx, acc)
+}
+
+// StartSession signs an account in whose identity was checked (a password,
+// single sign-on): a new session, whose cookie value is secret.
+func (a *Accounts) StartSession(ctx context.Context, acc *sova.Account) (secret string, u sova.User, expires time.Time, err error) {
+	if acc.Disabled {
+		return "", u, expires, ErrBadCredentials
+	}
 	secret, id, err := newSessionSecret()
 	if err != nil {
 		return "", u, expires, err
@@ -226,6 +235,9 @@ func (a *Accounts) SignIn(ctx context.Context, name, password, clientIP string) 
 	}
 	return secret, sova.User{ID: acc.ID, Name: acc.Name, Role: acc.Role}, s.ExpiresAt, nil
 }
+
+// Store is the account store Accounts was made with.
+func (a *Accounts) Store() sova.AccountStore { return a.opt.Store }
 
 // SignOut ends the session whose cookie value is secret, if it exists.
 func (a *Accounts) SignOut(ctx context.Context, secret string) error {

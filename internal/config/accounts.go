@@ -1,8 +1,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -29,11 +31,68 @@ type Accounts struct {
 	// LimitConcurrentLongRuns caps one user's deep_research and extreme
 	// runs going at once (0: no cap). Admins have no limits.
 	LimitConcurrentLongRuns int `env:"SOVA_LIMIT_CONCURRENT_LONG_RUNS" envDefault:"2"`
+	// LimitLongModes are the modes counted by the *_EXTREME limits and
+	// capped by SOVA_LIMIT_CONCURRENT_LONG_RUNS.
+	LimitLongModes []string `env:"SOVA_LIMIT_LONG_MODES" envSeparator:"," envDefault:"extreme,deep_research"`
+
+	// Single sign-on through an OpenID Connect provider (docs/team.md).
+	// The redirect URL defaults to SOVA_PUBLIC_URL/api/auth/oidc/callback.
+	OIDCIssuer       string   `env:"SOVA_OIDC_ISSUER"`
+	OIDCClientID     string   `env:"SOVA_OIDC_CLIENT_ID"`
+	OIDCClientSecret string   `env:"SOVA_OIDC_CLIENT_SECRET"`
+	OIDCRedirectURL  string   `env:"SOVA_OIDC_REDIRECT_URL"`
+	OIDCDefaultRole  string   `env:"SOVA_OIDC_DEFAULT_ROLE" envDefault:"free"`
+	OIDCName         string   `env:"SOVA_OIDC_NAME" envDefault:"Single sign-on"`
+	OIDCScopes       []string `env:"SOVA_OIDC_SCOPES" envSeparator:"," envDefault:"openid,profile,email"`
 }
 
 func (a *Accounts) normalize() {
 	a.Auth = strings.ToLower(strings.TrimSpace(a.Auth))
 	a.TrustedProxies = trimAll(a.TrustedProxies)
+	a.LimitLongModes = trimAll(a.LimitLongModes)
+	a.OIDCIssuer = strings.TrimRight(strings.TrimSpace(a.OIDCIssuer), "/")
+	a.OIDCScopes = trimAll(a.OIDCScopes)
+	a.OIDCDefaultRole = strings.ToLower(strings.TrimSpace(a.OIDCDefaultRole))
+}
+
+// oidcRedirect fills in the redirect URL from the public URL.
+func (a *Accounts) oidcRedirect(publicURL string) {
+	if a.OIDCIssuer != "" && a.OIDCRedirectURL == "" && publicURL != "" {
+		a.OIDCRedirectURL = strings.TrimRight(publicURL, "/") + "/api/auth/oidc/callback"
+	}
+}
+
+func (a *Accounts) validateOIDC() []error {
+	if a.OIDCIssuer == "" {
+		return nil
+	}
+	var errs []error
+	if u, err := url.Parse(a.OIDCIssuer); err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopbackHost(u.Hostname()))) {
+		errs = append(errs, fmt.Errorf("SOVA_OIDC_ISSUER=%q: give the provider's https URL (http only on loopback)", a.OIDCIssuer))
+	}
+	if a.OIDCClientID == "" {
+		errs = append(errs, errors.New("SOVA_OIDC_ISSUER is set but SOVA_OIDC_CLIENT_ID is not: register Sova with the provider and set both"))
+	}
+	if a.OIDCRedirectURL == "" {
+		errs = append(errs, errors.New("SOVA_OIDC_ISSUER needs SOVA_PUBLIC_URL (or SOVA_OIDC_REDIRECT_URL): the provider sends people back there"))
+	} else if u, err := url.Parse(a.OIDCRedirectURL); err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		errs = append(errs, fmt.Errorf("SOVA_OIDC_REDIRECT_URL=%q is not an http(s) URL", a.OIDCRedirectURL))
+	}
+	if a.OIDCDefaultRole != "admin" && a.OIDCDefaultRole != "pro" && a.OIDCDefaultRole != "free" {
+		errs = append(errs, fmt.Errorf("SOVA_OIDC_DEFAULT_ROLE=%q: use free, pro or admin", a.OIDCDefaultRole))
+	}
+	if a.Auth == "none" {
+		errs = append(errs, errors.New("SOVA_OIDC_ISSUER and SOVA_AUTH=none contradict each other: single sign-on needs accounts"))
+	}
+	return errs
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.IsLoopback()
 }
 
 func (a *Accounts) validate() []error {
@@ -65,6 +124,7 @@ func (a *Accounts) validate() []error {
 			errs = append(errs, fmt.Errorf("%s must be -1 (unlimited) or more, got %d", name, v))
 		}
 	}
+	errs = append(errs, a.validateOIDC()...)
 	if a.LimitConcurrentLongRuns < 0 {
 		errs = append(errs, fmt.Errorf("SOVA_LIMIT_CONCURRENT_LONG_RUNS must not be negative, got %d", a.LimitConcurrentLongRuns))
 	}

@@ -16,7 +16,9 @@ import (
 
 	"github.com/sova-ai/sova/internal/academic"
 	"github.com/sova-ai/sova/internal/coins"
+	"github.com/sova-ai/sova/internal/flights"
 	"github.com/sova-ai/sova/internal/markets"
+	"github.com/sova-ai/sova/internal/movies"
 	"github.com/sova-ai/sova/internal/places"
 	"github.com/sova-ai/sova/internal/reddit"
 	"github.com/sova-ai/sova/internal/weather"
@@ -30,7 +32,16 @@ type Config struct {
 	DataDir     string `env:"SOVA_DATA_DIR"`
 	DatabaseURL string `env:"SOVA_DATABASE_URL"`
 	RedisURL    string `env:"SOVA_REDIS_URL"`
-	LogLevel    string `env:"SOVA_LOG_LEVEL" envDefault:"info"`
+	// Nodes sharing one PostgreSQL database (docs/scaling.md): this node's
+	// name (empty: a random one per start) and how long a run stays with a
+	// node that stops renewing it.
+	NodeID   string        `env:"SOVA_NODE_ID"`
+	RunLease time.Duration `env:"SOVA_RUN_LEASE" envDefault:"15s"`
+	// Prometheus metrics at GET /metrics (docs/scaling.md), and the Bearer
+	// token a scraper must send when set.
+	Metrics      bool   `env:"SOVA_METRICS" envDefault:"true"`
+	MetricsToken string `env:"SOVA_METRICS_TOKEN"`
+	LogLevel     string `env:"SOVA_LOG_LEVEL" envDefault:"info"`
 
 	// Who may reach the server (access.go validates them): the address
 	// people use when it is not the listen address (behind a proxy), and
@@ -56,6 +67,7 @@ type Config struct {
 	MaxRequestBodyBytes  int64         `env:"SOVA_MAX_BODY_BYTES" envDefault:"1048576"`
 	MaxQuestionChars     int           `env:"SOVA_MAX_QUESTION_CHARS" envDefault:"20000"`
 	TitleGenerationOff   bool          `env:"SOVA_DISABLE_TITLES"`
+	FollowUpsOff         bool          `env:"SOVA_DISABLE_FOLLOWUPS"`
 	SearchProvider       string        `env:"SOVA_SEARCH_PROVIDER" envDefault:"auto"`
 	SearchFallback       []string      `env:"SOVA_SEARCH_FALLBACK" envSeparator:","`
 	SearXNGURL           string        `env:"SOVA_SEARXNG_URL"`
@@ -66,8 +78,8 @@ type Config struct {
 	BlockedDomains       []string      `env:"SOVA_SEARCH_BLOCKED_DOMAINS" envSeparator:","`
 	BlockedKeywords      []string      `env:"SOVA_SEARCH_BLOCKED_KEYWORDS" envSeparator:","`
 	DeepSearchQueries    int           `env:"SOVA_DEEP_SEARCH_QUERIES" envDefault:"3"`
-	SpeedMaxIterations   int           `env:"SOVA_SPEED_MAX_ITERATIONS" envDefault:"2"`
-	BalancedIterations   int           `env:"SOVA_BALANCED_MAX_ITERATIONS" envDefault:"6"`
+	SpeedMaxIterations   int           `env:"SOVA_SEARCH_MAX_ITERATIONS" envDefault:"2"`
+	BalancedIterations   int           `env:"SOVA_DEEP_SEARCH_MAX_ITERATIONS" envDefault:"6"`
 	DeepSearchMaxResults int           `env:"SOVA_DEEP_SEARCH_MAX_RESULTS" envDefault:"8"`
 	RerankTopK           int           `env:"SOVA_DEEP_SEARCH_RERANK_TOP_K" envDefault:"6"`
 	ScrapeTopN           int           `env:"SOVA_DEEP_SEARCH_SCRAPE_TOP_N" envDefault:"4"`
@@ -78,6 +90,10 @@ type Config struct {
 	FetchTimeout      time.Duration `env:"SOVA_FETCH_TIMEOUT" envDefault:"20s"`
 	FetchMaxRedirects int           `env:"SOVA_FETCH_MAX_REDIRECTS" envDefault:"5"`
 	ContentMaxChars   int           `env:"SOVA_CONTENT_MAX_CHARS" envDefault:"3000"`
+	// The image proxy (GET /api/image): the largest image and the time
+	// one may take, through the fetcher's guard.
+	ImageProxyMaxBytes ByteSize      `env:"SOVA_IMAGE_PROXY_MAX_BYTES" envDefault:"5MiB"`
+	ImageProxyTimeout  time.Duration `env:"SOVA_IMAGE_PROXY_TIMEOUT" envDefault:"10s"`
 
 	// Parsing of untrusted files (PDF, DOCX, HTML; parse.go validates).
 	ParseTimeout time.Duration `env:"SOVA_PARSE_TIMEOUT" envDefault:"20s"`
@@ -107,8 +123,8 @@ type Config struct {
 	EmbedThreshold     float64           `env:"SOVA_EMBED_THRESHOLD" envDefault:"0.2"`
 	EmbedTopK          int               `env:"SOVA_EMBED_TOP_K" envDefault:"50"`
 	EmbedWeight        float64           `env:"SOVA_EMBED_WEIGHT" envDefault:"0.7"`
-	BalancedRerankTopK int               `env:"SOVA_BALANCED_RERANK_TOP_K" envDefault:"12"`
-	BalancedScrapeTopN int               `env:"SOVA_BALANCED_SCRAPE_TOP_N" envDefault:"8"`
+	BalancedRerankTopK int               `env:"SOVA_DEEP_SEARCH_SOURCES" envDefault:"12"`
+	BalancedScrapeTopN int               `env:"SOVA_DEEP_SEARCH_PAGES" envDefault:"8"`
 
 	// Deep research (seed 001 §4).
 	DeepResearchNumAgents          int  `env:"SOVA_DEEP_RESEARCH_NUM_AGENTS" envDefault:"4"`
@@ -128,12 +144,33 @@ type Config struct {
 	// whose runs take minutes (seed 001: 2–10).
 	DeepResearchTimeout time.Duration `env:"SOVA_DEEP_RESEARCH_TIMEOUT" envDefault:"30m"`
 
+	// The extreme mode (seed 000 §2): extreme.go validates it.
+	Extreme Extreme
+
 	// SGR agent (seed 002): limits over an agent's whole life, and how long
 	// a finished agent is kept.
 	SGRMaxSteps          int           `env:"SOVA_SGR_MAX_STEPS" envDefault:"6"`
 	SGRMaxSearches       int           `env:"SOVA_SGR_MAX_SEARCHES" envDefault:"4"`
 	SGRMaxClarifications int           `env:"SOVA_SGR_MAX_CLARIFICATIONS" envDefault:"3"`
 	SGRAgentTTL          time.Duration `env:"SOVA_SGR_AGENT_TTL" envDefault:"24h"`
+
+	// The assistant (seed 004) and its MCP servers.
+	MCPConfig             string        `env:"SOVA_MCP_CONFIG"`
+	MCPTimeout            time.Duration `env:"SOVA_MCP_TIMEOUT" envDefault:"30s"`
+	MCPAllowHosts         []string      `env:"SOVA_MCP_ALLOW_HOSTS" envSeparator:","`
+	AssistantMaxSteps     int           `env:"SOVA_ASSISTANT_MAX_STEPS" envDefault:"10"`
+	AssistantPlannerSteps int           `env:"SOVA_ASSISTANT_PLANNER_MAX_STEPS" envDefault:"12"`
+	AssistantTaskSubtasks int           `env:"SOVA_ASSISTANT_TASK_MAX_SUBTASKS" envDefault:"12"`
+	AssistantTaskTimeout  time.Duration `env:"SOVA_ASSISTANT_TIMEOUT" envDefault:"20m"`
+	STTModel              string        `env:"SOVA_STT_MODEL"`
+	TTSModel              string        `env:"SOVA_TTS_MODEL"`
+	TTSVoice              string        `env:"SOVA_TTS_VOICE" envDefault:"sage"`
+	AudioMaxBytes         int64         `env:"SOVA_AUDIO_MAX_BYTES" envDefault:"26214400"`
+	// Run event logs: finished runs' text deltas merged after
+	// RunEventsCompactAfter, their logs deleted after RunEventsRetention
+	// (0: never), by the app's event sweeper.
+	RunEventsCompactAfter time.Duration `env:"SOVA_RUN_EVENTS_COMPACT_AFTER" envDefault:"10m"`
+	RunEventsRetention    time.Duration `env:"SOVA_RUN_EVENTS_RETENTION" envDefault:"720h"`
 
 	// Document spaces and the docs mode (seed 003); spaces.go validates them.
 	SpacesChunkChars     int           `env:"SOVA_SPACES_CHUNK_CHARS" envDefault:"1200"`
@@ -178,6 +215,11 @@ type Config struct {
 	Places  places.Config  // nearby_places_search (web)
 	Markets markets.Config // stock_chart, currency_converter (stocks)
 	Coins   coins.Config   // coin_data, coin_ohlc, coin_data_by_contract (crypto)
+	// Memories and connected sources (memory.go).
+	Memory     Memory
+	Connectors Connectors
+	Flights    flights.Config // track_flight (web), with AVIATIONSTACK_API_KEY
+	Movies     movies.Config  // movie_or_tv_search (web), with TMDB_API_KEY
 }
 
 // DefaultOpenAIURL is used when no endpoint is configured.
@@ -189,6 +231,7 @@ func Load() (*Config, error) { return FromEnv(envMap(os.Environ())) }
 // FromEnv reads settings from the given variables only (tests use this so
 // the process environment cannot leak in).
 func FromEnv(vars map[string]string) (*Config, error) {
+	vars = withAliases(vars)
 	cfg, err := env.ParseAsWithOptions[Config](env.Options{Environment: vars})
 	if err != nil {
 		return nil, friendly(err, vars)
@@ -217,27 +260,34 @@ func FromEnv(vars map[string]string) (*Config, error) {
 	cfg.normalizeAccess()
 	cfg.normalizeGroups()
 	cfg.Accounts.normalize()
+	cfg.normalizeMemory()
+	cfg.Accounts.oidcRedirect(cfg.PublicURL)
 	return &cfg, cfg.validate()
 }
 
 func (c *Config) validate() error {
 	var errs []error
 	positive := map[string]int{
-		"SOVA_DEEP_SEARCH_QUERIES":      c.DeepSearchQueries,
-		"SOVA_SPEED_MAX_ITERATIONS":     c.SpeedMaxIterations,
-		"SOVA_BALANCED_MAX_ITERATIONS":  c.BalancedIterations,
-		"SOVA_DEEP_SEARCH_MAX_RESULTS":  c.DeepSearchMaxResults,
-		"SOVA_DEEP_SEARCH_RERANK_TOP_K": c.RerankTopK,
-		"SOVA_DEEP_SEARCH_SCRAPE_TOP_N": c.ScrapeTopN,
-		"SOVA_SEARCH_CONCURRENCY":       c.SearchConcurrency,
-		"SOVA_CHAT_HISTORY_LIMIT":       c.ChatHistoryLimit,
-		"SOVA_CONTENT_MAX_CHARS":        c.ContentMaxChars,
-		"SOVA_MAX_QUESTION_CHARS":       c.MaxQuestionChars,
+		"SOVA_DEEP_SEARCH_QUERIES":        c.DeepSearchQueries,
+		"SOVA_SEARCH_MAX_ITERATIONS":      c.SpeedMaxIterations,
+		"SOVA_DEEP_SEARCH_MAX_ITERATIONS": c.BalancedIterations,
+		"SOVA_DEEP_SEARCH_MAX_RESULTS":    c.DeepSearchMaxResults,
+		"SOVA_DEEP_SEARCH_RERANK_TOP_K":   c.RerankTopK,
+		"SOVA_DEEP_SEARCH_SCRAPE_TOP_N":   c.ScrapeTopN,
+		"SOVA_SEARCH_CONCURRENCY":         c.SearchConcurrency,
+		"SOVA_CHAT_HISTORY_LIMIT":         c.ChatHistoryLimit,
+		"SOVA_CONTENT_MAX_CHARS":          c.ContentMaxChars,
+		"SOVA_MAX_QUESTION_CHARS":         c.MaxQuestionChars,
 	}
 	for name, v := range positive {
 		if v < 1 {
-			errs = append(errs, fmt.Errorf("%s must be at least 1, got %d", name, v))
+			errs = append(errs, fmt.Errorf("%s must be at least 1, got %d", settingName(name), v))
 		}
+	}
+	if c.RunEventsCompactAfter < 0 || c.RunEventsRetention < 0 ||
+		c.RunEventsRetention > 0 && c.RunEventsCompactAfter > 0 && c.RunEventsRetention < c.RunEventsCompactAfter {
+		errs = append(errs, fmt.Errorf("SOVA_RUN_EVENTS_COMPACT_AFTER (%s) and SOVA_RUN_EVENTS_RETENTION (%s) must not be negative (0 turns each off), and the retention not shorter than the compaction delay",
+			c.RunEventsCompactAfter, c.RunEventsRetention))
 	}
 	if c.SGRMaxSteps < 1 || c.SGRMaxSearches < 0 || c.SGRMaxClarifications < 0 || c.SGRAgentTTL <= 0 {
 		errs = append(errs, fmt.Errorf("SOVA_SGR_MAX_STEPS must be at least 1 (got %d), SOVA_SGR_MAX_SEARCHES and SOVA_SGR_MAX_CLARIFICATIONS not negative (got %d, %d), SOVA_SGR_AGENT_TTL positive (got %s)",
@@ -258,7 +308,7 @@ func (c *Config) validate() error {
 	}
 	for name, v := range deepResearch {
 		if v < 1 {
-			errs = append(errs, fmt.Errorf("%s must be at least 1, got %d", name, v))
+			errs = append(errs, fmt.Errorf("%s must be at least 1, got %d", settingName(name), v))
 		}
 	}
 	// The seed's team has 1 to 5 agents; more multiplies cost and load
@@ -268,7 +318,9 @@ func (c *Config) validate() error {
 	}
 	errs = append(errs, c.validateRetrieval()...)
 	errs = append(errs, c.validateSpaces()...)
+	errs = append(errs, c.validateMemory()...)
 	errs = append(errs, c.validateSandbox()...)
+	errs = append(errs, c.Extreme.validate()...)
 	errs = append(errs, c.validateAccess()...)
 	errs = append(errs, c.validateParse()...)
 	errs = append(errs, c.validateGroups()...)
@@ -326,7 +378,7 @@ func friendly(err error, vars map[string]string) error {
 		if errors.As(e, &pe) {
 			if f, ok := t.FieldByName(pe.Name); ok {
 				key := f.Tag.Get("env")
-				out = append(out, fmt.Errorf("%s=%q is not a valid %s: %w", key, vars[key], pe.Type, pe.Err))
+				out = append(out, fmt.Errorf("%s=%q is not a valid %s: %w", settingName(key), vars[key], pe.Type, pe.Err))
 				continue
 			}
 		}

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova/internal/coins"
+	"github.com/sova-ai/sova/internal/flights"
 	"github.com/sova-ai/sova/internal/markets"
+	"github.com/sova-ai/sova/internal/movies"
 	"github.com/sova-ai/sova/internal/places"
 	"github.com/sova-ai/sova/internal/weather"
 )
@@ -20,12 +22,14 @@ func (c *Config) normalizeGroups() {
 		&c.YouTube.YouTubeURL, &c.YouTube.InvidiousURL, &c.Reddit.RedditURL, &c.Reddit.TavilyURL, &c.XAI.URL,
 		&c.Weather.OpenMeteoURL, &c.Weather.OpenMeteoGeocodingURL, &c.Weather.OpenWeatherURL,
 		&c.Places.NominatimURL, &c.Places.OverpassURL, &c.Places.GooglePlacesURL,
-		&c.Markets.YahooFinanceURL, &c.Markets.FrankfurterURL, &c.Coins.URL} {
+		&c.Markets.YahooFinanceURL, &c.Markets.FrankfurterURL, &c.Coins.URL,
+		&c.Flights.URL, &c.Movies.URL, &c.Movies.ImageURL} {
 		*p = strings.TrimRight(strings.TrimSpace(*p), "/")
 	}
 	for _, p := range []*string{&c.Academic.OpenAlexAPIKey, &c.Academic.ExaAPIKey, &c.YouTube.APIKey,
 		&c.Reddit.TavilyAPIKey, &c.XAI.APIKey, &c.XAI.Model,
-		&c.Weather.OpenWeatherAPIKey, &c.Places.GoogleMapsAPIKey, &c.Coins.APIKey, &c.Coins.Plan} {
+		&c.Weather.OpenWeatherAPIKey, &c.Places.GoogleMapsAPIKey, &c.Coins.APIKey, &c.Coins.Plan,
+		&c.Flights.APIKey, &c.Movies.APIKey} {
 		*p = strings.TrimSpace(*p)
 	}
 	if c.Academic.ArxivInterval == 0 {
@@ -68,12 +72,19 @@ func (c *Config) validateGroups() []error {
 	if _, err := coins.New(c.Coins); err != nil {
 		errs = append(errs, fmt.Errorf("CoinGecko settings (SOVA_COINGECKO_URL, SOVA_COINGECKO_PLAN): %w", err))
 	}
+	if _, err := flights.New(c.Flights); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := movies.New(c.Movies); err != nil {
+		errs = append(errs, err)
+	}
 	for _, d := range []struct {
 		name  string
 		value time.Duration
 	}{
 		{"SOVA_WEATHER_TIMEOUT", c.Weather.Timeout}, {"SOVA_PLACES_TIMEOUT", c.Places.Timeout},
 		{"SOVA_MARKETS_TIMEOUT", c.Markets.Timeout}, {"SOVA_COINGECKO_TIMEOUT", c.Coins.Timeout},
+		{"SOVA_AVIATIONSTACK_TIMEOUT", c.Flights.Timeout}, {"SOVA_TMDB_TIMEOUT", c.Movies.Timeout},
 	} {
 		if d.value <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, got %s", d.name, d.value))

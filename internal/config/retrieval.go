@@ -61,12 +61,12 @@ func (c *Config) validateRetrieval() []error {
 		errs = append(errs, fmt.Errorf("SOVA_EMBED_WEIGHT is the embedding ranking's share, above 0 and at most 1, got %g", c.EmbedWeight))
 	}
 	for name, v := range map[string]int{
-		"SOVA_EMBED_TOP_K":           c.EmbedTopK,
-		"SOVA_BALANCED_RERANK_TOP_K": c.BalancedRerankTopK,
-		"SOVA_BALANCED_SCRAPE_TOP_N": c.BalancedScrapeTopN,
+		"SOVA_EMBED_TOP_K":         c.EmbedTopK,
+		"SOVA_DEEP_SEARCH_SOURCES": c.BalancedRerankTopK,
+		"SOVA_DEEP_SEARCH_PAGES":   c.BalancedScrapeTopN,
 	} {
 		if v < 1 {
-			errs = append(errs, fmt.Errorf("%s must be at least 1, got %d", name, v))
+			errs = append(errs, fmt.Errorf("%s must be at least 1, got %d", settingName(name), v))
 		}
 	}
 	return errs

@@ -77,7 +77,7 @@ func (o Options) timeout() time.Duration {
 
 // Run makes every check, the independent groups at the same time, and
 // returns them in a fixed order: model endpoint, web search, database and
-// data directory, sandbox.
+// data directory, sandbox, then the search groups' tools.
 func Run(ctx context.Context, cfg *config.Config, opts Options) Report {
 	groups := []func() []Check{
 		func() []Check { return Model(ctx, cfg, opts) },
@@ -95,6 +95,11 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) Report {
 	for _, r := range results {
 		checks = append(checks, r...)
 	}
+	modelOK := len(results[0]) > 0
+	for _, c := range results[0] {
+		modelOK = modelOK && c.Status == OK
+	}
+	checks = append(checks, Tools(cfg, modelOK, results[3][0])...)
 	return NewReport(checks)
 }
 

@@ -115,7 +115,13 @@ func TestGoodSetup(t *testing.T) {
 		"✓ code sandbox (optional): available (bubblewrap 0.11.0, Python 3.11.2 with numpy 1.24.2, pandas 1.5.3, matplotlib 3.6.3)",
 		"All required checks passed.",
 	}
-	if got := strings.Split(strings.TrimSpace(out), "\n"); strings.Join(got, "\n") != strings.Join(wantLines, "\n") {
+	var got []string // the tools' lines are TestToolChecks'
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.Contains(l, " tool ") {
+			got = append(got, l)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(wantLines, "\n") {
 		t.Errorf("report:\n%s\nwant:\n%s", out, strings.Join(wantLines, "\n"))
 	}
 	if len(s.sx.Queries()) != 1 {
@@ -392,5 +398,39 @@ func TestFastModelSameAsMain(t *testing.T) {
 	r = doctor.NewReport(doctor.Model(context.Background(), s.config(t, "SOVA_MODEL", "gpt-9", "SOVA_FAST_MODEL", ""), opts))
 	if got := find(t, r, doctor.CheckFastModel).Line(); len(r.Failed()) != 1 || got != "– fast model: not checked: same as the main model" {
 		t.Errorf("fast model: %s\n%s", got, text(t, r))
+	}
+}
+
+// The search groups' tools: available with their provider and groups, or
+// withdrawn with the setting that enables them; optional either way.
+func TestToolChecks(t *testing.T) {
+	s := newSetup(t)
+	r := doctor.Run(context.Background(), s.config(t), opts)
+	if !r.OK {
+		t.Fatalf("withdrawn tools failed the setup:\n%s", text(t, r))
+	}
+	for name, want := range map[string]string{
+		"tool web_search":         "✓ tool web_search (optional): chain(searxng) · in web",
+		"tool academic_search":    "✓ tool academic_search (optional): openalex+arxiv · in academic; EXA_API_KEY switches to Exa's research-paper search",
+		"tool x_search":           "✗ tool x_search (optional): withdrawn: needs XAI_API_KEY · in x — fix: set XAI_API_KEY",
+		"tool track_flight":       "✗ tool track_flight (optional): withdrawn: needs AVIATIONSTACK_API_KEY · in web — fix: set AVIATIONSTACK_API_KEY",
+		"tool movie_or_tv_search": "✗ tool movie_or_tv_search (optional): withdrawn: needs TMDB_API_KEY · in web — fix: set TMDB_API_KEY",
+		"tool datetime":           "✓ tool datetime (optional): clock · in web, academic, youtube, reddit, stocks, crypto, memory, connectors",
+		"tool text_translate":     "✓ tool text_translate (optional): the fast model · in web",
+		"tool search_memories":    "✓ tool search_memories (optional): built-in · in memory; SUPERMEMORY_API_KEY keeps the memories in Supermemory instead",
+		"tool connectors_search":  "✓ tool connectors_search (optional): connected spaces · in connectors",
+	} {
+		if got := find(t, r, name).Line(); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+		}
+	}
+	s.env["AVIATIONSTACK_API_KEY"] = "k"
+	s.env["XAI_API_KEY"] = "k"
+	r = doctor.Run(context.Background(), s.config(t), opts)
+	if c := find(t, r, "tool track_flight"); c.Status != doctor.OK || c.Detail != "aviationstack · in web" {
+		t.Errorf("with a key: %s", c.Line())
+	}
+	if c := find(t, r, "tool x_search"); c.Status != doctor.OK {
+		t.Errorf("with a key: %s", c.Line())
 	}
 }

@@ -84,3 +84,24 @@ func TestDetailAndNet(t *testing.T) {
 		t.Errorf("Public = %q", got)
 	}
 }
+
+func TestSnippet(t *testing.T) {
+	long := strings.Repeat("é", 300)
+	for _, tt := range []struct{ body, want string }{
+		{"  {\"error\":\n\t\"bad key\"}  ", `{"error": "bad key"}`},
+		{"<html><head><style>p{}</style><script>x()</script></head><body><h1>502 Bad Gateway</h1>\n<p>nginx</p></body></html>", "502 Bad Gateway nginx"},
+		{long, strings.Repeat("é", SnippetRunes) + "…"},
+		{"a < b and c > d", "a d"},
+		{"", ""},
+	} {
+		if got := TextSnippet([]byte(tt.body)); got != tt.want {
+			t.Errorf("TextSnippet(%.40q) = %q, want %q", tt.body, got, tt.want)
+		}
+	}
+	if got := Snippet([]byte("<!DOCTYPE html>\n<html>  x")); got != "<!DOCTYPE html> <html> x" {
+		t.Errorf("Snippet keeps the markup: %q", got)
+	}
+	if HTTPStatus(503) != "HTTP 503 Service Unavailable" || HTTPStatus(599) != "HTTP 599" {
+		t.Error("HTTPStatus")
+	}
+}

@@ -70,12 +70,18 @@ type Start struct {
 // Status reports the pipeline stage. Stage is a stable machine-readable
 // identifier ("rewrite", "search", "rerank", "read", "synthesize", ...);
 // Message is for people; Detail carries stage-specific values (for
-// "rewrite" the rewritten query).
+// "rewrite" the rewritten query). Level is "warning" for a step that
+// failed without failing the run (the run goes on another way), else empty.
 type Status struct {
 	Stage   string `json:"stage"`
 	Message string `json:"message"`
 	Detail  string `json:"detail,omitempty"`
+	Level   string `json:"level,omitempty"`
 }
+
+// LevelWarning marks a status that reports a step which failed while the
+// run goes on.
+const LevelWarning = "warning"
 
 // Query status values, as in seed 000 §5.2 data-query_completion.
 const (

@@ -106,7 +106,7 @@ func shortTraf(nt, nr int) bool {
 // at least proseWords words: readability's text is then the article less
 // its opening (a lede, an introduction), not the article less
 // boilerplate, which comes in short blocks.
-func losesOpening(traf string, read map[string]int) bool {
+func losesOpening(traf string, read map[uint64]int) bool {
 	for _, b := range strings.Split(traf, "\n\n") {
 		pt := PlainText(b)
 		s := shingleSet(pt)
@@ -127,7 +127,7 @@ func losesOpening(traf string, read map[string]int) bool {
 // addsProse reports whether the blocks of md that are mostly absent from
 // base are long paragraphs (proseWords words on average) with no block
 // repeated.
-func addsProse(base map[string]int, md string) bool {
+func addsProse(base map[uint64]int, md string) bool {
 	seen := map[string]bool{}
 	words, blocks := 0, 0
 	for _, b := range strings.Split(PlainText(md), "\n\n") {
@@ -155,23 +155,41 @@ func wordsOf(s string) []string {
 }
 
 // shingleSet returns the multiset of 4-word shingles of s (a text shorter
-// than four words is one shingle).
-func shingleSet(s string) map[string]int {
+// than four words is one shingle), each shingle by a 64-bit hash of its
+// words: building a string per shingle was most of the cost of choosing
+// between the extractors, and a collision among a page's few thousand
+// shingles is vanishingly rare.
+func shingleSet(s string) map[uint64]int {
 	w := wordsOf(s)
-	out := map[string]int{}
+	out := make(map[uint64]int, max(0, len(w)-3))
 	switch {
 	case len(w) == 0:
 	case len(w) < 4:
-		out[strings.Join(w, " ")]++
+		out[wordsHash(w)]++
 	default:
 		for i := 0; i+4 <= len(w); i++ {
-			out[strings.Join(w[i:i+4], " ")]++
+			out[wordsHash(w[i:i+4])]++
 		}
 	}
 	return out
 }
 
-func total(m map[string]int) int {
+// wordsHash is the FNV-1a hash of words joined by spaces.
+func wordsHash(words []string) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i, w := range words {
+		if i > 0 {
+			h = (h ^ ' ') * prime
+		}
+		for j := 0; j < len(w); j++ {
+			h = (h ^ uint64(w[j])) * prime
+		}
+	}
+	return h
+}
+
+func total(m map[uint64]int) int {
 	n := 0
 	for _, v := range m {
 		n += v
@@ -179,7 +197,10 @@ func total(m map[string]int) int {
 	return n
 }
 
-func intersection(a, b map[string]int) int {
+func intersection(a, b map[uint64]int) int {
+	if len(b) < len(a) {
+		a, b = b, a
+	}
 	n := 0
 	for k, v := range a {
 		n += min(v, b[k])

@@ -3,12 +3,14 @@ package fetch
 import (
 	"errors"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestExtract(t *testing.T) {
@@ -147,7 +149,7 @@ func TestPruneDocument(t *testing.T) {
 	if !pruneDocument(doc, 8, 1000) {
 		t.Fatal("pruneDocument reported nothing cut")
 	}
-	if got := textContent(doc); got != "héllo wö" {
+	if got := textContent(doc); got != "héllo wör" { // white space not counted
 		t.Errorf("text after pruning to 8 chars = %q", got)
 	}
 
@@ -158,7 +160,7 @@ func TestPruneDocument(t *testing.T) {
 		t.Errorf("text after pruning to 5 elements = %q", got)
 	}
 
-	// Indentation counts as one character a run.
+	// Indentation does not count.
 	doc = parse("<html><body>" + strings.Repeat("\n"+strings.Repeat(" ", 40)+"<div>", 20) + "<p>the article</p></body></html>")
 	if pruneDocument(doc, 40, 1000) {
 		t.Errorf("indentation used up the budget: %q", collapseSpace(textContent(doc)))
@@ -239,5 +241,64 @@ func TestTrimText(t *testing.T) {
 				t.Errorf("result has %d characters, over %d", utf8.RuneCountInString(got), tt.max)
 			}
 		})
+	}
+}
+
+// tidyMarkdown in one pass does what the two regular-expression replaces
+// did before it (trailing spaces and tabs, then runs of blank lines).
+func TestTidyMarkdownMatchesTheReplaces(t *testing.T) {
+	trailingWS := regexp.MustCompile(`[ \t]+\n`)
+	blankLines := regexp.MustCompile(`\n{3,}`)
+	old := func(s string) string {
+		s = norm.NFC.String(invisibleSet.Replace(s))
+		s = trailingWS.ReplaceAllString(s, "\n")
+		s = blankLines.ReplaceAllString(s, "\n\n")
+		return strings.TrimSpace(s)
+	}
+	for _, in := range []string{
+		"", "a", "\n\n\na\n\n\n", "a  \n\t\n \nb", "a\n\nb\n\n\n\nc\t", "  lead\n\n  \n\u00a0\nx",
+		"a\r\n\r\n\r\nb\u00ad", "# T\n\n\n\n- x  \n- y\t\n\n\n```\ncode  \n\n\n```", " \t \n\n", "e\u0301 \n",
+	} {
+		if got, want := tidyMarkdown(in), old(in); got != want {
+			t.Errorf("tidyMarkdown(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// PlainText tries each pattern only on lines that hold its characters;
+// the result is what applying every pattern to every line gives.
+func TestPlainTextShortcutsChangeNothing(t *testing.T) {
+	full := func(md string) string {
+		var out []string
+		for _, line := range strings.Split(md, "\n") {
+			if mdFence.MatchString(line) || mdTableRule.MatchString(line) {
+				continue
+			}
+			line = mdLinePrefix.ReplaceAllString(line, "")
+			line = mdImage.ReplaceAllString(line, "")
+			line = mdLink.ReplaceAllString(line, "$1")
+			line = mdAutolink.ReplaceAllString(line, "$1")
+			line = mdEscape.ReplaceAllStringFunc(line, func(m string) string { return string(rune(escapeBase + int(m[1]))) })
+			line = mdEmphasis.ReplaceAllString(line, "")
+			line = strings.Map(func(r rune) rune {
+				if r >= escapeBase && r < escapeBase+128 {
+					return r - escapeBase
+				}
+				return r
+			}, line)
+			if strings.Contains(line, "|") && strings.Count(line, "|") >= 2 {
+				line = strings.TrimSpace(strings.ReplaceAll(line, "|", " "))
+			}
+			out = append(out, strings.TrimRight(line, " \t"))
+		}
+		return tidyMarkdown(strings.Join(out, "\n"))
+	}
+	md := "# Title\n\n  Plain prose, no syntax.\n> quoted **bold** and *it*\n12. numbered [link](https://a.example/x \"t\")\n" +
+		"- item ![img](i.png) <https://b.example>\n\\*not emphasis\\* ~~struck~~\n```go\ncode\n```\n| a | b |\n| --- | --- |\n| 1 | 2 |\n" +
+		"\t\f indented text\n+ plus item\n---\nnot-a-rule --- inside\n~~~\n"
+	for _, in := range append(strings.Split(md, "\n"), md) {
+		if got, want := PlainText(in), full(in); got != want {
+			t.Errorf("PlainText(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

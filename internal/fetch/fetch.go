@@ -94,6 +94,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/errtext"
 	"github.com/sova-ai/sova/internal/isolate"
+	"github.com/sova-ai/sova/internal/metrics"
 )
 
 // Defaults used for zero Config fields.
@@ -137,6 +138,8 @@ type Config struct {
 	// error's text leaves out (the address a host resolved to, a
 	// network error as it was).
 	Logger *slog.Logger
+	// Metrics, when set, counts the pages read and their time.
+	Metrics *metrics.Metrics
 }
 
 // Validate reports configuration mistakes an operator should fix, such as
@@ -388,7 +391,9 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 // ErrUnsupportedType for content that is not HTML or text,
 // ErrTooManyRedirects, ErrNoContent, and *StatusError for non-2xx answers.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (page *Page, err error) {
+	start := time.Now()
 	defer func() {
+		f.cfg.Metrics.PageRead(time.Since(start), err != nil)
 		if err != nil && ctx.Err() == nil && f.cfg.Logger != nil {
 			f.cfg.Logger.InfoContext(ctx, "page fetch failed", "url", rawURL, "err", errtext.Detail(err))
 		}

@@ -21,6 +21,9 @@ import (
 // to a few thousand characters anyway, and each page costs parsing time.
 const maxPDFPages = 60
 
+// maxPDFChars bounds the text read from a PDF's pages.
+const maxPDFChars = 200_000
+
 // ErrPDFTooLarge is matched (errors.Is) when a PDF is larger than the body
 // limit: unlike HTML, a PDF cannot be read from its beginning alone (its
 // index sits at the end).
@@ -69,7 +72,7 @@ func pdfWorker(body []byte) ([]byte, error) {
 // order, words separated where the glyphs leave a gap, lines joined into
 // paragraphs, paragraphs separated by blank lines. The title and author
 // come from the document information dictionary. It stops after
-// maxPDFPages pages or maxExtractChars characters, marking the result cut.
+// maxPDFPages pages or maxPDFChars characters, marking the result cut.
 // A page tree the library cannot walk is refused (pdfpages). It runs in
 // the worker process (readPDF).
 func extractPDF(body []byte) (ex extraction, err error) {
@@ -94,7 +97,7 @@ func extractPDF(body []byte) (ex extraction, err error) {
 	ex.cut = more
 	var b strings.Builder
 	for _, p := range pages {
-		if utf8.RuneCountInString(b.String()) > maxExtractChars {
+		if utf8.RuneCountInString(b.String()) > maxPDFChars {
 			ex.cut = true
 			break
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/sova-ai/sova/internal/errtext"
+	"github.com/sova-ai/sova/internal/metrics"
 )
 
 // Defaults for zero Config fields.
@@ -59,6 +60,8 @@ type Config struct {
 	MaxTokens  int
 	HTTPClient *http.Client
 	Logger     *slog.Logger
+	// Metrics, when set, counts calls, their time and tokens by model.
+	Metrics *metrics.Metrics
 	// BackoffBase and BackoffMax shape the exponential backoff with full
 	// jitter between retries. Defaults 500ms and 20s.
 	BackoffBase time.Duration
@@ -174,6 +177,29 @@ func (c *Client) Fast() *Client {
 	return &Client{core: c.core, model: cmp.Or(c.core.cfg.FastModel, c.core.cfg.Model)}
 }
 
+// chosen is the model the person chose for the run (WithModel), for the
+// main view; the fast view keeps its model.
+func (c *Client) chosen(ctx context.Context) string {
+	if c.model != c.core.cfg.Model {
+		return ""
+	}
+	m, _ := ctx.Value(modelKey{}).(string)
+	return m
+}
+
+type modelKey struct{}
+
+// WithModel returns a context in which calls through a client's main view
+// use model instead of SOVA_MODEL (a person's choice in their settings);
+// the fast view and a Request's own Model are unaffected. "" changes
+// nothing.
+func WithModel(ctx context.Context, model string) context.Context {
+	if model == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, modelKey{}, model)
+}
+
 // ModelName is the default model of this client (or view).
 func (c *Client) ModelName() string { return c.model }
 
@@ -234,13 +260,15 @@ func (c *Client) run(ctx context.Context, req Request, stream bool, onText func(
 		return nil, errors.New("llm: request has no messages")
 	}
 	k := c.core
-	model := cmp.Or(req.Model, c.model)
+	model := cmp.Or(req.Model, c.chosen(ctx), c.model)
 	cl := &call{req: req, stream: stream, onText: onText}
+	start := time.Now()
 	resp, err := k.withRetries(ctx, model, cl)
 	if err != nil {
 		fb := k.cfg.FallbackModel
 		if fb == "" || fb == model || cl.delivered || ctx.Err() != nil || !overloadError(err) {
 			k.logFailure(ctx, model, err)
+			k.cfg.Metrics.ModelCall(model, time.Since(start), 0, 0, true)
 			return nil, err
 		}
 		k.log.WarnContext(ctx, "model overloaded, using fallback model", "model", model, "fallback", fb, "err", errtext.Detail(err))
@@ -249,10 +277,13 @@ func (c *Client) run(ctx context.Context, req Request, stream bool, onText func(
 		if ferr != nil {
 			err = fmt.Errorf("%w; fallback model %q also failed: %w", err, fb, ferr)
 			k.logFailure(ctx, model, err)
+			k.cfg.Metrics.ModelCall(model, time.Since(start), 0, 0, true)
 			return nil, err
 		}
+		model = fb // the fallback answered: its time and tokens are its own
 	}
 	MeterFrom(ctx).Add(resp.Usage)
+	k.cfg.Metrics.ModelCall(model, time.Since(start), resp.Usage.PromptTokens, resp.Usage.CompletionTokens, false)
 	return resp, nil
 }
 

@@ -825,3 +825,30 @@ func TestErrorsNameNoAddress(t *testing.T) {
 		})
 	}
 }
+
+// A person's chosen model (WithModel) replaces the main model, not the
+// fast one nor a request's own.
+func TestWithModel(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Handle(func(r *llmtest.Request) llmtest.Reply { return llmtest.Text("ok") })
+	c := newClient(t, srv, func(c *llm.Config) { c.FastModel = "small-model" })
+	ctx := llm.WithModel(context.Background(), "chosen-model")
+	for _, tc := range []struct {
+		name string
+		call func() (*llm.Response, error)
+		want string
+	}{
+		{"main", func() (*llm.Response, error) { return c.Complete(ctx, ask("hi")) }, "chosen-model"},
+		{"fast", func() (*llm.Response, error) { return c.Fast().Complete(ctx, ask("hi")) }, "small-model"},
+		{"request's own", func() (*llm.Response, error) {
+			req := ask("hi")
+			req.Model = "named-model"
+			return c.Complete(ctx, req)
+		}, "named-model"},
+		{"none chosen", func() (*llm.Response, error) { return c.Complete(llm.WithModel(context.Background(), ""), ask("hi")) }, "main-model"},
+	} {
+		if _, err := tc.call(); err != nil || srv.Last().Model != tc.want {
+			t.Errorf("%s: model %q, %v; want %q", tc.name, srv.Last().Model, err, tc.want)
+		}
+	}
+}

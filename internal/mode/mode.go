@@ -20,13 +20,18 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/llm"
 )
 
 // Input is what a mode gets for one run.
 type Input struct {
-	RunID  string
-	ChatID string
+	RunID string
+	// OriginRunID is set when the run restarts an earlier one: the first
+	// run of the chain of restarts. State a mode keeps under its run's id
+	// (sgr_agent's agent) is found under this id and goes on.
+	OriginRunID string
+	ChatID      string
 	// UserID owns the run; what a mode keeps (agents) is scoped by it.
 	UserID string
 	// History holds the earlier messages of the chat, oldest first, without
@@ -49,6 +54,19 @@ type Input struct {
 	// WebSearch turns the docs mode's web search on or off for this run;
 	// nil keeps the configured default.
 	WebSearch *bool
+	// Continued is set when the run is executed again after its node
+	// stopped (another node took it over, or the one node restarted): a
+	// Durable mode goes on from its last checkpoint.
+	Continued bool
+	// Instructions are the person's custom instructions (their settings),
+	// added to the mode's system prompt by Personal; Language is the
+	// ISO 639-1 code answers are written in ("": the question's), read by
+	// LanguageOf.
+	Instructions string
+	Language     string
+	// Preferences are what the person told the assistant's interview agent
+	// (sova.UserSettings.Preferences), added by Personal as well.
+	Preferences map[string]string
 }
 
 // Workspace is a run's set of text files, kept in the store so that they
@@ -60,6 +78,16 @@ type Workspace interface {
 	// Read returns ErrNoFile when the file does not exist.
 	Read(ctx context.Context, path string) (string, error)
 	List(ctx context.Context) ([]string, error)
+}
+
+// FileWorkspace is a Workspace that also keeps files of bytes with their
+// content type (charts a code cell drew, a report's PDF). The run
+// engine's workspace implements it; a mode checks for it and keeps such
+// files only where it is there.
+type FileWorkspace interface {
+	Workspace
+	WriteBytes(ctx context.Context, path, contentType string, data []byte) error
+	ReadBytes(ctx context.Context, path string) (data []byte, contentType string, err error)
 }
 
 // ErrNoFile is returned by Workspace.Read for a missing file.
@@ -152,15 +180,38 @@ func (r *Registry) All() []Mode {
 	return out
 }
 
+// Unlisted is implemented by modes that run only through an endpoint of
+// their own (the assistant's complex-task agent): they are left out of the
+// mode list (GET /api/modes) and so of the UI's menu.
+type Unlisted interface {
+	Unlisted() bool
+}
+
 // DocumentAware is implemented by modes that search the document spaces a
 // request names (Input.Spaces) along with the web.
 type DocumentAware interface {
 	SearchesDocuments() bool
 }
 
+// Durable is implemented by modes whose runs outlive their node: the mode
+// saves its state at each step that cost money (in the run's workspace or
+// the store), and a run executed again with Input.Continued goes on from
+// the last state saved instead of beginning again. A run of another mode
+// whose node stops is marked interrupted.
+type Durable interface {
+	Durable() bool
+}
+
 // Status emits a status event.
 func Status(sink event.Sink, stage, msg, detail string) {
 	sink.Emit(event.Event{Type: event.TypeStatus, Time: time.Now(), Status: &event.Status{Stage: stage, Message: msg, Detail: detail}})
+}
+
+// Warn emits a status event for a step that failed while the run goes on
+// (a rewrite that could not be made, a provider that failed over); detail
+// says why.
+func Warn(sink event.Sink, stage, msg, detail string) {
+	sink.Emit(event.Event{Type: event.TypeStatus, Time: time.Now(), Status: &event.Status{Stage: stage, Message: msg, Detail: detail, Level: event.LevelWarning}})
 }
 
 // TextDelta is an event carrying a piece of the answer.
@@ -207,4 +258,27 @@ func Clip(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// LanguageOf is the language a mode answers in: the one the person chose
+// in their settings, or else the question's.
+func LanguageOf(in Input) lang.Language {
+	if l, ok := lang.Parse(in.Language); ok {
+		return l
+	}
+	return lang.Detect(in.Question)
+}
+
+// Personal is what the person's custom instructions and the preferences
+// they gave the interview agent add to a mode's system prompt (every mode
+// appends it to the prompt that writes the answer); "" without any.
+func Personal(in Input) string {
+	var b strings.Builder
+	if ins := strings.TrimSpace(in.Instructions); ins != "" {
+		b.WriteString("\n\nThe person's own instructions for every answer (follow them where they do not contradict the rules above):\n" + ins)
+	}
+	if note := PreferencesNote(in.Preferences, LanguageOf(in).Code); note != "" {
+		b.WriteString("\n\n" + strings.TrimSpace(note))
+	}
+	return b.String()
 }

@@ -94,7 +94,9 @@ func (r *renderer) block(b box, n ast.Node) {
 	case *ast.Heading:
 		r.heading(b, n)
 	case *ast.Paragraph:
-		r.paragraph(b, n)
+		if !r.imageParagraph(b, n) {
+			r.paragraph(b, n)
+		}
 		r.space(paraGap)
 	case *ast.TextBlock:
 		r.paragraph(b, n)

@@ -58,6 +58,10 @@ type Options struct {
 	// date format, a few labels and the PDF's /Lang; detected from the
 	// text when empty.
 	Language string
+	// Images gives the PNG images the Markdown references (a run's
+	// charts); an image on a line of its own is then embedded. Nil: every
+	// image is its description and link.
+	Images ImageSource
 }
 
 // PDF renders markdown as a PDF document written to w.
@@ -153,6 +157,9 @@ type renderer struct {
 	quotes   []*quoteBar // block quotes open on this page
 	outline  int         // level of the last PDF outline entry, -1 before any
 	minLevel int         // heading level that maps to the outline's top
+
+	images   ImageSource // nil: no images embedded
+	embedded int         // images registered so far
 }
 
 // quoteBar is the rule beside an open block quote.
@@ -169,7 +176,7 @@ func newRenderer(m *metrics, src []byte, opts Options) *renderer {
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.SetMargins(pageMarginX, pageMarginTop, pageMarginX)
 	pdf.SetCellMargin(0)
-	r := &renderer{pdf: pdf, m: m, src: src, outline: -1, font: numFonts}
+	r := &renderer{pdf: pdf, m: m, src: src, outline: -1, font: numFonts, images: opts.Images}
 	r.pageW, r.pageH = pdf.GetPageSize()
 	r.left = pageMarginX
 	r.width = r.pageW - 2*pageMarginX

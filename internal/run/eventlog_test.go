@@ -17,27 +17,38 @@ import (
 	"github.com/sova-ai/sova/internal/store"
 )
 
-// flakyStore is a store whose AppendRunEvents is slow while its gate is
-// closed, fails a number of times, and can commit a batch and still
-// report a timeout, as a loaded database does.
+// flakyStore is a store whose AppendEvents is slow while its gate is
+// closed (and by delay always), fails a number of times, and can commit a
+// batch and still report a timeout, as a loaded database does.
 type flakyStore struct {
 	store.Store
 
-	gate chan struct{} // AppendRunEvents waits until it is closed
+	gate  chan struct{} // AppendEvents waits until it is closed
+	delay time.Duration // every AppendEvents takes this long
 
 	mu             sync.Mutex
 	failures       int // calls that fail before storing anything
 	lateCommits    int // calls that store and then fail
 	calls, stored  int
+	multiRun       int // calls that stored events of more than one run
 	storedOutOfSeq bool
-	lastSeq        int64
+	lastSeq        map[string]int64
 }
 
-func (f *flakyStore) AppendRunEvents(ctx context.Context, runID string, evs []sova.RunEvent) error {
-	select {
-	case <-f.gate:
-	case <-ctx.Done():
-		return ctx.Err()
+func (f *flakyStore) AppendEvents(ctx context.Context, evs []sova.RunEvent) error {
+	if f.gate != nil {
+		select {
+		case <-f.gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if f.delay > 0 {
+		select {
+		case <-time.After(f.delay):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -46,14 +57,28 @@ func (f *flakyStore) AppendRunEvents(ctx context.Context, runID string, evs []so
 		f.failures--
 		return errors.New("database is locked")
 	}
-	if err := f.Store.AppendRunEvents(ctx, runID, evs); err != nil {
+	if err := f.Store.AppendEvents(ctx, evs); err != nil {
 		return err
 	}
-	if evs[0].Seq != f.lastSeq+1 {
-		f.storedOutOfSeq = true
+	if f.lastSeq == nil {
+		f.lastSeq = map[string]int64{}
 	}
-	f.lastSeq = evs[len(evs)-1].Seq
-	f.stored += len(evs)
+	runs := map[string]bool{}
+	for _, re := range evs {
+		es, err := decodeStored(re)
+		if err != nil {
+			return err
+		}
+		if es[0].Seq != f.lastSeq[re.RunID]+1 {
+			f.storedOutOfSeq = true
+		}
+		f.lastSeq[re.RunID] = es[len(es)-1].Seq
+		f.stored += len(es)
+		runs[re.RunID] = true
+	}
+	if len(runs) > 1 {
+		f.multiRun++
+	}
 	if f.lateCommits > 0 {
 		f.lateCommits--
 		return context.DeadlineExceeded
@@ -77,7 +102,7 @@ func TestEventsNeverWaitForTheStore(t *testing.T) {
 	}}
 	svc, st := newService(t, m, nil, 0)
 	flaky := &flakyStore{Store: st, gate: make(chan struct{}), failures: 3, lateCommits: 1}
-	svc.opt.Store = flaky
+	useStore(svc, flaky)
 	ctx := userCtx()
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
 	if err != nil {
@@ -149,11 +174,19 @@ func TestEventsNeverWaitForTheStore(t *testing.T) {
 	}
 }
 
+// useStore makes the service use st, its event writer too.
+func useStore(svc *Service, st Store) {
+	_ = svc.writer.close(context.Background())
+	svc.opt.Store = st
+	svc.writer = newEventWriter(st, nil, svc.opt.Logger)
+}
+
 // TestEventLogGivesUpWithinBound checks that a run's end does not wait
-// forever for a store that never recovers, and that its writer stops.
+// forever for a store that never recovers, and that the writer stops.
 func TestEventLogGivesUpWithinBound(t *testing.T) {
 	f := &flakyStore{gate: make(chan struct{})} // never opens
-	l := newEventLog(f, "run", 0, newLiveRun("u", 0, func(error) {}), slog.New(slog.DiscardHandler))
+	w := newEventWriter(f, nil, slog.New(slog.DiscardHandler))
+	l := newEventLog(w, "run", 0, newLiveRun("u", "", 0, func(error) {}), slog.New(slog.DiscardHandler))
 	for range 10 {
 		l.add(event.Event{Type: event.TypeTextDelta, Text: "x"})
 	}
@@ -162,12 +195,15 @@ func TestEventLogGivesUpWithinBound(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("close took %s", d)
 	}
-	select {
-	case <-l.done:
-	default:
-		t.Error("the writer outlived close")
-	}
 	if l.last() != 10 {
 		t.Errorf("last = %d, want 10", l.last())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_ = w.close(ctx)
+	select {
+	case <-w.done:
+	default:
+		t.Error("the writer outlived close")
 	}
 }

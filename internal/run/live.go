@@ -8,13 +8,13 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sova-ai/sova"
 
 	"github.com/google/uuid"
 
 	"github.com/sova-ai/sova/internal/event"
-	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 )
 
@@ -22,8 +22,10 @@ import (
 // that followers get them as they happen.
 type liveRun struct {
 	userID   string
+	chatID   string
 	firstSeq int64 // events before this one are only in the store (earlier parts of a resumed run)
 	cancel   context.CancelCauseFunc
+	durable  bool // its mode continues from checkpoints: Drain hands it back
 
 	mu      sync.Mutex
 	events  []event.Event
@@ -31,8 +33,26 @@ type liveRun struct {
 	done    bool
 }
 
-func newLiveRun(userID string, lastSeq int64, cancel context.CancelCauseFunc) *liveRun {
-	return &liveRun{userID: userID, firstSeq: lastSeq + 1, cancel: cancel, changed: make(chan struct{})}
+func newLiveRun(userID, chatID string, lastSeq int64, cancel context.CancelCauseFunc) *liveRun {
+	return &liveRun{userID: userID, chatID: chatID, firstSeq: lastSeq + 1, cancel: cancel, changed: make(chan struct{})}
+}
+
+// wait returns when the run has ended (its final state is stored) or ctx
+// ends.
+func (l *liveRun) wait(ctx context.Context) error {
+	for {
+		l.mu.Lock()
+		done, changed := l.done, l.changed
+		l.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (l *liveRun) append(e event.Event) {
@@ -41,6 +61,12 @@ func (l *liveRun) append(e event.Event) {
 	close(l.changed)
 	l.changed = make(chan struct{})
 	l.mu.Unlock()
+}
+
+func (l *liveRun) isDone() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.done
 }
 
 func (l *liveRun) finish() {
@@ -96,25 +122,19 @@ func (s *Service) Follow(ctx context.Context, runID string, after int64, fn func
 		lr = nil // someone else's run: answered like any unknown one below
 	}
 	if lr == nil || after+1 < lr.firstSeq {
-		if _, err := s.opt.Store.GetRun(ctx, userID, runID); err != nil {
-			return err
-		}
-		evs, err := s.opt.Store.RunEvents(ctx, runID, after)
+		r, err := s.opt.Store.GetRun(ctx, userID, runID)
 		if err != nil {
 			return err
 		}
-		for _, re := range evs {
-			if lr != nil && re.Seq >= lr.firstSeq {
-				break // the live part follows from memory
-			}
-			var e event.Event
-			if err := json.Unmarshal(re.Event, &e); err != nil {
-				return fmt.Errorf("run %s event %d: %w", runID, re.Seq, err)
-			}
-			if err := fn(e); err != nil {
-				return err
-			}
-			after = e.Seq
+		if lr == nil && r.State == sova.RunRunning && !o.snapshot {
+			return s.followStored(ctx, userID, runID, after, fn)
+		}
+		limit := int64(-1)
+		if lr != nil {
+			limit = lr.firstSeq // the live part follows from memory
+		}
+		if after, _, err = s.replay(ctx, runID, after, limit, fn); err != nil {
+			return err
 		}
 		if lr == nil {
 			return nil
@@ -133,6 +153,84 @@ func (s *Service) Follow(ctx context.Context, runID string, after int64, fn func
 		}
 		select {
 		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// replay calls fn with the stored events after the given number, up to
+// (not including) limit when limit > 0, and returns the number of the last
+// and whether it was a finish.
+func (s *Service) replay(ctx context.Context, runID string, after, limit int64, fn func(event.Event) error) (int64, bool, error) {
+	evs, err := s.opt.Store.RunEvents(ctx, runID, after)
+	if err != nil {
+		return after, false, err
+	}
+	finished := false
+	for _, re := range evs {
+		es, err := decodeStored(re)
+		if err != nil {
+			return after, false, fmt.Errorf("run %s event %d: %w", runID, re.Seq, err)
+		}
+		for _, e := range es {
+			if e.Seq <= after {
+				continue // a merged row begins before the resume point
+			}
+			if limit > 0 && e.Seq >= limit {
+				return after, false, nil
+			}
+			if err := fn(e); err != nil {
+				return after, false, err
+			}
+			after, finished = e.Seq, e.Type == event.TypeFinish
+		}
+	}
+	return after, finished, nil
+}
+
+// Intervals at which a follower of a run executing on another node reads
+// the run's log when no notice arrives: notices (Options.Notifier) make
+// reads prompt, the poll covers a lost notice or a single node.
+const (
+	pollNotified = time.Second
+	pollAlone    = 100 * time.Millisecond
+)
+
+// followStored follows a run that another node (or a process that has
+// not registered it yet) executes: from its stored log, woken by the
+// notifier, until its finish event, or until it is no longer running.
+func (s *Service) followStored(ctx context.Context, userID, runID string, after int64, fn func(event.Event) error) error {
+	var notes <-chan struct{}
+	interval := pollAlone
+	if s.opt.Notifier != nil {
+		ch, stop := s.opt.Notifier.Subscribe(runID) // before reading: nothing falls between
+		defer stop()
+		notes, interval = ch, pollNotified
+	}
+	poll := time.NewTicker(interval)
+	defer poll.Stop()
+	for {
+		last, finished, err := s.replay(ctx, runID, after, -1, fn)
+		if err != nil || finished {
+			return err
+		}
+		if last == after {
+			// Nothing new: has the run ended (its events are all stored
+			// before its state changes)?
+			r, err := s.opt.Store.GetRun(ctx, userID, runID)
+			if err != nil {
+				return err
+			}
+			if r.State != sova.RunRunning {
+				_, _, err := s.replay(ctx, runID, after, -1, fn)
+				return err
+			}
+		}
+		after = last
+		select {
+		case <-notes:
+		case <-poll.C:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -165,9 +263,12 @@ func (s *Service) Cancel(ctx context.Context, runID string) error {
 	return s.opt.Store.UpdateRun(ctx, r)
 }
 
-// Restart starts an interrupted, failed or cancelled run again from the
-// beginning, as a new run in the same chat, detached. The question stays
-// the chat's last question; the answer is appended.
+// Restart starts an interrupted, failed or cancelled run again, as a new
+// run in the same chat, detached. The question stays the chat's last
+// question; the answer is appended and replies to it. A run is restarted
+// once: restarting it again (a second click, a retried request, another
+// node) returns the run the first restart started, and nothing new runs.
+// Modes that keep state under the run's id (sgr_agent) go on from it.
 func (s *Service) Restart(ctx context.Context, runID string) (*Prepared, error) {
 	userID, err := contextUser(ctx)
 	if err != nil {
@@ -175,6 +276,11 @@ func (s *Service) Restart(ctx context.Context, runID string) (*Prepared, error) 
 	}
 	r, err := s.opt.Store.GetRun(ctx, userID, runID)
 	if err != nil {
+		return nil, err
+	}
+	if again, err := s.opt.Store.RestartOf(ctx, userID, r.ID); err == nil {
+		return s.restarted(r, again), nil
+	} else if !errors.Is(err, sova.ErrNotFound) {
 		return nil, err
 	}
 	switch r.State {
@@ -191,65 +297,82 @@ func (s *Service) Restart(ctx context.Context, runID string) (*Prepared, error) 
 	if r.ChatID == "" {
 		in.Persist = false
 	}
+	in.Resume = nil // a restart begins again (sgr_agent goes on from its agent)
+	in.MessageID = uuid.NewString()
+	user, _ := sova.UserFrom(ctx)
+	release, err := s.admit(ctx, user, m.ID())
+	if err != nil {
+		return nil, err
+	}
 	raw, _ := json.Marshal(in)
-	nr := &sova.Run{UserID: userID, ChatID: r.ChatID, Mode: r.Mode, State: sova.RunRunning, Question: r.Question, Input: raw}
+	origin := r.OriginID
+	if origin == "" {
+		origin = r.ID
+	}
+	nr := &sova.Run{UserID: userID, ChatID: r.ChatID, Mode: r.Mode, State: sova.RunRunning, Question: r.Question, Input: raw,
+		RetryOf: r.ID, OriginID: origin, NodeID: s.opt.NodeID, LeaseUntil: s.leaseEnd()}
 	if err := s.opt.Store.CreateRun(ctx, nr); err != nil {
+		release()
+		if errors.Is(err, sova.ErrConflict) {
+			// Either a concurrent restart of this run won, or another run
+			// of the chat is running.
+			if again, err := s.opt.Store.RestartOf(ctx, userID, r.ID); err == nil {
+				return s.restarted(r, again), nil
+			}
+			return nil, ErrRunInProgress
+		}
 		return nil, fmt.Errorf("storing the run: %w", err)
 	}
 	p := &Prepared{
 		mode: m, userID: userID, question: r.Question, history: in.History, input: in, run: nr,
-		RunID: nr.ID, ChatID: r.ChatID, MessageID: uuid.NewString(),
+		RunID: nr.ID, ChatID: r.ChatID, MessageID: in.MessageID, release: release,
 	}
 	s.Start(p)
 	return p, nil
 }
 
-// Recover marks the runs that were running when the process last stopped
-// as interrupted, closing their event logs and telling their chats, so
-// nothing is silently lost. Call it once at start-up, before serving.
-//
-// With several servers on one PostgreSQL database, a run executing on
-// another server would be marked too; Sova runs as one server per database.
-func (s *Service) Recover(ctx context.Context) (int, error) {
-	runs, err := s.opt.Store.RunsInState(ctx, sova.RunRunning)
+// restarted describes the run that an earlier restart of r started; it is
+// not started again.
+func (s *Service) restarted(r, again *sova.Run) *Prepared {
+	m, _ := s.opt.Modes.Get(again.Mode)
+	return &Prepared{mode: m, userID: again.UserID, question: again.Question, run: again,
+		RunID: again.ID, ChatID: r.ChatID, MessageID: again.MessageID}
+}
+
+// deleteWait bounds how long deleting a chat waits for its runs to stop.
+const deleteWait = 15 * time.Second
+
+// DeleteChat deletes one of the user's chats after stopping its runs: a
+// running run is cancelled (it stops calling the model) and its end is
+// awaited, so that nothing it writes at its end meets a deleted chat.
+func (s *Service) DeleteChat(ctx context.Context, chatID string) error {
+	userID, err := contextUser(ctx)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	for i := range runs {
-		r := &runs[i]
-		msg := "the server stopped while this ran; restart it with POST /api/runs/" + r.ID + "/restart"
-		evs := []event.Event{
-			{Type: event.TypeError, Error: &event.Error{Message: msg, Code: "interrupted"}},
-			{Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishCancelled}},
-		}
-		// The run's row may lag behind its log (events are stored by the
-		// run's writer, the row's LastSeq at the end), so on a collision the
-		// closing events are numbered again after what the log holds: a
-		// replay must end with the error and the finish, not just stop.
-		if err := s.appendClosing(ctx, r, evs); err != nil {
-			if stored, err2 := s.opt.Store.RunEvents(ctx, r.ID, r.LastSeq); err2 == nil && len(stored) > 0 {
-				r.LastSeq = stored[len(stored)-1].Seq
-				if err := s.appendClosing(ctx, r, evs); err != nil {
-					s.opt.Logger.Warn("closing the log of an interrupted run failed", "run", r.ID, "error", err)
-				}
-			}
-		}
-		_ = s.opt.Store.DeleteRunFiles(ctx, r.ID)
-		r.State, r.Error = sova.RunInterrupted, msg
-		var in runInput
-		_ = json.Unmarshal(r.Input, &in)
-		if in.Persist && r.ChatID != "" {
-			m := &sova.Message{ChatID: r.ChatID, Role: llm.RoleAssistant, Mode: r.Mode, FinishReason: event.FinishCancelled, Error: msg}
-			if err := s.opt.Store.AddMessage(ctx, r.UserID, m); err == nil {
-				r.MessageID = m.ID
-			}
-		}
-		if err := s.opt.Store.UpdateRun(ctx, r); err != nil {
-			return i, fmt.Errorf("marking run %s interrupted: %w", r.ID, err)
-		}
-		s.opt.Logger.Warn("run interrupted by a restart", "run", r.ID, "mode", r.Mode, "chat", r.ChatID)
+	if _, err := s.opt.Store.GetChat(ctx, userID, chatID); err != nil {
+		return err
 	}
-	return len(runs), nil
+	var stopping []*liveRun
+	s.mu.Lock()
+	for _, lr := range s.live {
+		if lr.userID == userID && lr.chatID == chatID {
+			stopping = append(stopping, lr)
+		}
+	}
+	s.mu.Unlock()
+	for _, lr := range stopping {
+		lr.cancel(errDeleted)
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, deleteWait)
+	defer cancel()
+	for _, lr := range stopping {
+		if err := lr.wait(waitCtx); err != nil {
+			s.opt.Logger.Warn("a run of a deleted chat did not stop in time; deleting the chat anyway", "chat", chatID, "err", err)
+			break
+		}
+	}
+	return s.opt.Store.DeleteChat(ctx, userID, chatID)
 }
 
 // workspace is a run's files in the store, for modes that keep a session
@@ -259,6 +382,8 @@ type workspace struct {
 	runID string
 	mu    sync.Mutex // makes Append's read-modify-write atomic within the run
 }
+
+var _ mode.FileWorkspace = (*workspace)(nil)
 
 // Limits that keep a runaway agent from filling the store.
 const (
@@ -281,12 +406,22 @@ func (w *workspace) Write(ctx context.Context, p, content string) error {
 }
 
 func (w *workspace) put(ctx context.Context, p, content string) error {
-	c, err := cleanPath(p)
+	c, err := w.check(ctx, p, len(content))
 	if err != nil {
 		return err
 	}
-	if len(content) > maxWorkspaceFile {
-		return fmt.Errorf("workspace: %s would be %d bytes; the limit is %d", c, len(content), maxWorkspaceFile)
+	return w.store.PutRunFile(ctx, w.runID, c, content)
+}
+
+// check cleans a path and applies the workspace's limits to a file of
+// size bytes written there.
+func (w *workspace) check(ctx context.Context, p string, size int) (string, error) {
+	c, err := cleanPath(p)
+	if err != nil {
+		return "", err
+	}
+	if size > maxWorkspaceFile {
+		return "", fmt.Errorf("workspace: %s would be %d bytes; the limit is %d", c, size, maxWorkspaceFile)
 	}
 	if files, err := w.store.RunFiles(ctx, w.runID); err == nil && len(files) >= maxWorkspacePaths {
 		exists := false
@@ -294,10 +429,35 @@ func (w *workspace) put(ctx context.Context, p, content string) error {
 			exists = exists || f.Path == c
 		}
 		if !exists {
-			return fmt.Errorf("workspace: more than %d files", maxWorkspacePaths)
+			return "", fmt.Errorf("workspace: more than %d files", maxWorkspacePaths)
 		}
 	}
-	return w.store.PutRunFile(ctx, w.runID, c, content)
+	return c, nil
+}
+
+// WriteBytes implements mode.FileWorkspace: a file of bytes (a chart, a
+// PDF) under the same limits as text files.
+func (w *workspace) WriteBytes(ctx context.Context, p, contentType string, data []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c, err := w.check(ctx, p, len(data))
+	if err != nil {
+		return err
+	}
+	return w.store.PutRunFileBytes(ctx, w.runID, c, contentType, data)
+}
+
+// ReadBytes implements mode.FileWorkspace.
+func (w *workspace) ReadBytes(ctx context.Context, p string) ([]byte, string, error) {
+	c, err := cleanPath(p)
+	if err != nil {
+		return nil, "", err
+	}
+	data, ct, err := w.store.RunFileBytes(ctx, w.runID, c)
+	if errors.Is(err, sova.ErrNotFound) {
+		return nil, "", mode.ErrNoFile
+	}
+	return data, ct, err
 }
 
 func (w *workspace) Append(ctx context.Context, p, content string) error {

@@ -8,6 +8,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sova-ai/sova"
@@ -23,6 +25,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/metrics"
 	"github.com/sova-ai/sova/internal/mode"
 )
 
@@ -34,6 +37,10 @@ var (
 	ErrNotRestartable = errors.New("only an interrupted, failed or cancelled run can be restarted")
 	ErrNotRunning     = errors.New("the run is not running")
 	ErrInvalidChatID  = errors.New("invalid chat id")
+	// ErrRunInProgress refuses a question to a chat while one of its runs
+	// is running: answers would interleave and nothing would say which
+	// answers which. The client waits for the run to end (or cancels it).
+	ErrRunInProgress = errors.New("a run of this chat is in progress")
 	// ErrNoUser reports a context that carries no user (sova.WithUser):
 	// every run acts for someone, and no user is ever assumed.
 	ErrNoUser = errors.New("no user: the context names no user to act for")
@@ -63,6 +70,7 @@ func ValidChatID(id string) bool {
 var (
 	errShutdown = errors.New("server shutting down")
 	errCancel   = errors.New("cancelled on request")
+	errDeleted  = errors.New("the run's chat was deleted")
 )
 
 // Titler writes a short chat title from the first exchange.
@@ -79,17 +87,76 @@ type Store interface {
 
 // Options configure a Service.
 type Options struct {
-	Store   Store
-	Modes   *mode.Registry
-	Titler  Titler // nil disables titles
-	Logger  *slog.Logger
-	Timeout time.Duration // per run; 0 means none
+	Store  Store
+	Modes  *mode.Registry
+	Titler Titler // nil disables titles
+	// FollowUps suggests questions under a finished answer (the
+	// data-followups part); nil disables them.
+	FollowUps FollowUpper
+	Logger    *slog.Logger
+	Timeout   time.Duration // per run; 0 means none
 	// ModeTimeouts overrides Timeout for modes that take longer by design
 	// (deep_research runs for minutes).
 	ModeTimeouts     map[string]time.Duration
 	MaxQuestionChars int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Notifier connects the nodes sharing the store: the event writer
+	// publishes which runs have new events, and a follower of a run that
+	// runs on another node waits for them. Nil: one node, and a follower
+	// of a run this process does not run polls the store.
+	Notifier Notifier
+	// NodeID names this node among those sharing the store; empty: a
+	// random one. Lease is how long a run stays this node's without the
+	// node renewing it (0: DefaultLease); the node renews every third of
+	// it, and takes over the runs of nodes that stopped renewing.
+	NodeID string
+	Lease  time.Duration
+	// Exclusive says this node is the only one on its store (the embedded
+	// SQLite database): every run left running at start-up is its own from
+	// before a restart, whatever its lease says.
+	Exclusive bool
+	// Limiter admits each run under the person's limits (nil: none).
+	Limiter Limiter
+	// Settings are each person's settings, read when a run starts: their
+	// custom instructions and language go to the mode, their time zone
+	// replaces the request's, their model SOVA_MODEL (nil: none).
+	Settings sova.SettingsStore
+	// Prune cuts the chat history a mode gets (seed 000 §7.3; the zero
+	// value keeps it whole). Model is SOVA_MODEL, which with the person's
+	// choice decides whether thinking blocks are kept.
+	Prune mode.PruneOptions
+	Model string
+	// Usage keeps what each run used, per user and UTC day: "runs",
+	// "tokens" and "searches" (the queries sent to search providers), for
+	// `sova users usage` and GET /api/admin/usage (nil: not kept).
+	Usage UsageRecorder
+	// Metrics, when set, counts the runs this node executes and the
+	// events waiting to be stored.
+	Metrics *metrics.Metrics
+}
+
+// DefaultLease is how long a run stays with a node that stops renewing it.
+const DefaultLease = 15 * time.Second
+
+// Notifier carries "this run has new events stored" between nodes.
+type Notifier interface {
+	Publish(ctx context.Context, runIDs []string) error
+	// Subscribe returns a channel that gets a token when the run has new
+	// events, and the function that ends the subscription.
+	Subscribe(runID string) (<-chan struct{}, func())
+}
+
+// UsageRecorder adds to a user's counters of a day (sova.AccountStore).
+type UsageRecorder interface {
+	AddUsage(ctx context.Context, subject, counter, period string, n, limit int64) (int64, bool, error)
+}
+
+// Limiter counts a run against its user's limits before it is stored,
+// or refuses it (limits.Limiter; the error tells a caller the status).
+// release is called once the run has ended.
+type Limiter interface {
+	Admit(ctx context.Context, u sova.User, modeID string) (release func(), err error)
 }
 
 // Service runs questions. Close cancels detached runs (they end as
@@ -100,8 +167,12 @@ type Service struct {
 	bgCtx  context.Context
 	cancel context.CancelCauseFunc
 
+	writer *eventWriter // stores every run's events
+
 	mu   sync.Mutex
 	live map[string]*liveRun
+
+	leases leaseState // renewal and take-over (lease.go)
 }
 
 // NewService returns a Service.
@@ -112,9 +183,25 @@ func NewService(opt Options) *Service {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	if opt.NodeID == "" {
+		opt.NodeID = uuid.NewString()
+	}
+	if opt.Lease <= 0 {
+		opt.Lease = DefaultLease
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return &Service{opt: opt, bgCtx: ctx, cancel: cancel, live: map[string]*liveRun{}}
+	s := &Service{opt: opt, bgCtx: ctx, cancel: cancel, live: map[string]*liveRun{},
+		writer: newEventWriter(opt.Store, opt.Notifier, opt.Logger)}
+	if err := opt.Metrics.Gauge("sova_run_events_waiting", "Run events emitted on this node and not yet stored (the event writer's backlog).",
+		func() float64 { return float64(s.writer.waiting.Load()) }); err != nil {
+		opt.Logger.Warn("run event metric not registered", "err", err)
+	}
+	s.startLeases()
+	return s
 }
+
+// NodeID names this node.
+func (s *Service) NodeID() string { return s.opt.NodeID }
 
 // Close interrupts detached runs and waits for them and for chat titles,
 // at most until ctx ends.
@@ -124,8 +211,10 @@ func (s *Service) Close(ctx context.Context) error {
 	go func() { s.bg.Wait(); close(done) }()
 	select {
 	case <-done:
-		return nil
+		// The runs have ended, their events stored: the writer stops.
+		return s.writer.close(ctx)
 	case <-ctx.Done():
+		_ = s.writer.close(ctx)
 		return ctx.Err()
 	}
 }
@@ -157,11 +246,17 @@ type Request struct {
 
 // runInput is what a run needs to be executed again.
 type runInput struct {
-	History   []llm.Message `json:"history,omitempty"`
-	Timezone  string        `json:"timezone,omitempty"`
-	Persist   bool          `json:"persist"`
-	Spaces    []string      `json:"spaces,omitempty"`
-	WebSearch *bool         `json:"webSearch,omitempty"`
+	// QuestionID is the stored question the run's answer replies to.
+	QuestionID string        `json:"questionId,omitempty"`
+	History    []llm.Message `json:"history,omitempty"`
+	Timezone   string        `json:"timezone,omitempty"`
+	Persist    bool          `json:"persist"`
+	Spaces     []string      `json:"spaces,omitempty"`
+	WebSearch  *bool         `json:"webSearch,omitempty"`
+	// MessageID is the answer's id, and Resume the person's answer to a
+	// paused run: a node that takes the run over needs both.
+	MessageID string       `json:"messageId,omitempty"`
+	Resume    *mode.Resume `json:"resume,omitempty"`
 }
 
 // pauseState is kept with a run waiting for the person.
@@ -192,12 +287,18 @@ type Prepared struct {
 	run      *sova.Run
 	resume   *mode.Resume
 	startSeq int64
-	RunID    string
-	ChatID   string
+	// continued: the run is executed again after its node stopped; its
+	// start event was emitted then.
+	continued bool
+	RunID     string
+	ChatID    string
 	// MessageID is the id the assistant message will be stored under.
 	MessageID string
 	// Resumed reports that the question answers a paused run.
 	Resumed bool
+	// release frees what the Limiter holds for the run (its place under
+	// the cap on long runs) when the run ends.
+	release func()
 }
 
 // ModeID is the id of the mode the run executes.
@@ -214,7 +315,7 @@ func (p *Prepared) StartSeq() int64 { return p.startSeq }
 // Prepare validates a request of the context's user (sova.UserFrom),
 // stores the chat and the question (when persisted) and the run. Nothing is
 // written if validation fails.
-func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
+func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err error) {
 	user, ok := sova.UserFrom(ctx)
 	if !ok {
 		return nil, ErrNoUser
@@ -252,22 +353,26 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 	if s.opt.MaxQuestionChars > 0 && len([]rune(question)) > s.opt.MaxQuestionChars {
 		return nil, fmt.Errorf("%w: %d characters, the limit is %d (SOVA_MAX_QUESTION_CHARS)", ErrTooLong, len([]rune(question)), s.opt.MaxQuestionChars)
 	}
+	release, err := s.admit(ctx, user, m.ID())
+	if err != nil {
+		return nil, err
+	}
 	p := &Prepared{
 		mode: m, userID: userID, question: question,
 		history: req.Messages[:len(req.Messages)-1],
-		ChatID:  req.ChatID, MessageID: uuid.NewString(),
+		ChatID:  req.ChatID, MessageID: uuid.NewString(), release: release,
 	}
+	defer func() {
+		if err != nil {
+			release() // the run does not start
+		}
+	}()
 	if req.Persist {
-		chat, err := s.opt.Store.GetChat(ctx, userID, req.ChatID)
-		switch {
-		case req.ChatID == "" || errors.Is(err, sova.ErrNotFound):
-			chat = &sova.Chat{ID: req.ChatID, UserID: userID, Mode: m.ID()}
-			if err := s.opt.Store.CreateChat(ctx, chat); err != nil {
-				return nil, fmt.Errorf("creating chat: %w", err)
-			}
-		case err != nil:
-			return nil, fmt.Errorf("loading chat: %w", err)
-		default:
+		chat, err := s.chatFor(ctx, userID, req.ChatID, m.ID())
+		if err != nil {
+			return nil, err
+		}
+		if chat.MessageCount > 0 {
 			if waiting == nil {
 				// The person's next message answers a run paused for them.
 				if r, err := s.opt.Store.LatestRun(ctx, userID, chat.ID); err == nil && r.State == sova.RunWaiting && r.Mode == m.ID() {
@@ -283,11 +388,13 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 			}
 		}
 		p.ChatID = chat.ID
-		userMsg := &sova.Message{ChatID: chat.ID, Role: llm.RoleUser, Content: question, Mode: m.ID()}
-		userMsg.Parts, _ = json.Marshal([]map[string]string{{"type": "text", "text": question}})
-		if err := s.opt.Store.AddMessage(ctx, userID, userMsg); err != nil {
-			return nil, fmt.Errorf("storing the question: %w", err)
-		}
+	}
+	// The run is stored before the question: the store holds one running
+	// run per chat, so a question asked while another runs is refused here
+	// and leaves nothing behind.
+	questionID := ""
+	if req.Persist {
+		questionID = uuid.NewString()
 	}
 	if waiting != nil {
 		var ps pauseState
@@ -303,20 +410,83 @@ func (s *Service) Prepare(ctx context.Context, req Request) (*Prepared, error) {
 		p.question = waiting.Question
 		p.history = p.input.History
 		p.startSeq = waiting.LastSeq
+		if questionID != "" {
+			p.input.QuestionID = questionID // the answer replies to the person's answers
+		}
+		p.input.MessageID, p.input.Resume = p.MessageID, p.resume
+		p.run.Input, _ = json.Marshal(p.input)
 		p.run.State, p.run.Pause = sova.RunRunning, nil
+		p.run.NodeID, p.run.LeaseUntil = s.opt.NodeID, s.leaseEnd()
 		if err := s.opt.Store.UpdateRun(ctx, p.run); err != nil {
+			if errors.Is(err, sova.ErrConflict) {
+				return nil, ErrRunInProgress
+			}
 			return nil, fmt.Errorf("resuming run %s: %w", waiting.ID, err)
 		}
-		return p, nil
+	} else {
+		p.input = runInput{QuestionID: questionID, History: p.history, Timezone: req.Timezone, Persist: req.Persist, Spaces: req.Spaces, WebSearch: req.WebSearch,
+			MessageID: p.MessageID}
+		in, _ := json.Marshal(p.input)
+		p.run = &sova.Run{UserID: userID, ChatID: p.ChatID, Mode: m.ID(), State: sova.RunRunning, Question: question, Input: in,
+			NodeID: s.opt.NodeID, LeaseUntil: s.leaseEnd()}
+		if err := s.opt.Store.CreateRun(ctx, p.run); err != nil {
+			if errors.Is(err, sova.ErrConflict) {
+				return nil, ErrRunInProgress
+			}
+			return nil, fmt.Errorf("storing the run: %w", err)
+		}
+		p.RunID = p.run.ID
 	}
-	p.input = runInput{History: p.history, Timezone: req.Timezone, Persist: req.Persist, Spaces: req.Spaces, WebSearch: req.WebSearch}
-	in, _ := json.Marshal(p.input)
-	p.run = &sova.Run{UserID: userID, ChatID: p.ChatID, Mode: m.ID(), State: sova.RunRunning, Question: question, Input: in}
-	if err := s.opt.Store.CreateRun(ctx, p.run); err != nil {
-		return nil, fmt.Errorf("storing the run: %w", err)
+	if req.Persist {
+		userMsg := &sova.Message{ID: questionID, ChatID: p.ChatID, Role: llm.RoleUser, Content: question, Mode: m.ID()}
+		userMsg.Parts, _ = json.Marshal([]map[string]string{{"type": "text", "text": question}})
+		if err := s.opt.Store.AddMessage(ctx, userID, userMsg); err != nil {
+			// The run never starts: end it, so the chat takes questions again.
+			p.run.State, p.run.Error = sova.RunFailed, "the question could not be stored"
+			if err2 := s.opt.Store.UpdateRun(context.WithoutCancel(ctx), p.run); err2 != nil {
+				s.opt.Logger.Error("ending a run whose question was not stored failed", "run", p.RunID, "err", err2)
+			}
+			return nil, fmt.Errorf("storing the question: %w", err)
+		}
 	}
-	p.RunID = p.run.ID
 	return p, nil
+}
+
+// chatFor returns the user's chat id, creating it when id is empty or not
+// stored yet (clients choose ids). Two first questions to a new id at once
+// both get the one chat.
+func (s *Service) chatFor(ctx context.Context, userID, id, modeID string) (*sova.Chat, error) {
+	if id != "" {
+		chat, err := s.opt.Store.GetChat(ctx, userID, id)
+		if err == nil {
+			return chat, nil
+		}
+		if !errors.Is(err, sova.ErrNotFound) {
+			return nil, fmt.Errorf("loading chat: %w", err)
+		}
+	}
+	chat := &sova.Chat{ID: id, UserID: userID, Mode: modeID}
+	err := s.opt.Store.CreateChat(ctx, chat)
+	if errors.Is(err, sova.ErrConflict) && id != "" {
+		// Created meanwhile by a concurrent request (of this user: another
+		// user's chat stays not found).
+		if chat, err := s.opt.Store.GetChat(ctx, userID, id); err == nil {
+			return chat, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("creating chat: %w", err)
+	}
+	return chat, nil
+}
+
+// admit counts a run against the user's limits: the one place every run
+// (API, OpenAI-compatible endpoint, agents, restarts, the CLI) passes.
+func (s *Service) admit(ctx context.Context, u sova.User, modeID string) (func(), error) {
+	if s.opt.Limiter == nil {
+		return func() {}, nil
+	}
+	return s.opt.Limiter.Admit(ctx, u, modeID)
 }
 
 func (s *Service) storedHistory(ctx context.Context, userID, chatID string) ([]llm.Message, error) {
@@ -338,7 +508,8 @@ func (s *Service) storedHistory(ctx context.Context, userID, chatID string) ([]l
 // interrupted when the service closes. Follow streams its events.
 func (s *Service) Start(p *Prepared) {
 	ctx, cancel := context.WithCancelCause(s.bgCtx)
-	lr := newLiveRun(p.userID, p.run.LastSeq, cancel)
+	lr := newLiveRun(p.userID, p.ChatID, p.run.LastSeq, cancel)
+	lr.durable = isDurable(p.mode)
 	s.mu.Lock()
 	s.live[p.RunID] = lr
 	s.mu.Unlock()
@@ -356,7 +527,8 @@ func (s *Service) Start(p *Prepared) {
 func (s *Service) Execute(ctx context.Context, p *Prepared, sink event.Sink) *Outcome {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	lr := newLiveRun(p.userID, p.run.LastSeq, cancel)
+	lr := newLiveRun(p.userID, p.ChatID, p.run.LastSeq, cancel)
+	lr.durable = isDurable(p.mode)
 	s.mu.Lock()
 	s.live[p.RunID] = lr
 	s.mu.Unlock()
@@ -364,35 +536,65 @@ func (s *Service) Execute(ctx context.Context, p *Prepared, sink event.Sink) *Ou
 }
 
 func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink event.Sink) *Outcome {
-	log := newEventLog(s.opt.Store, p.RunID, p.run.LastSeq, lr, s.opt.Logger)
+	modeID := p.mode.ID()
+	s.opt.Metrics.RunStarted(modeID, p.continued)
+	outcome := "panicked"
+	defer func() { s.opt.Metrics.RunFinished(modeID, outcome) }()
+	o := s.executeRun(ctx, p, lr, sink)
+	outcome = string(o.State)
+	if o.State == sova.RunRunning { // handed back on drain: another node goes on with it
+		outcome = "handed_back"
+	}
+	return o
+}
+
+func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink event.Sink) *Outcome {
+	log := newEventLog(s.writer, p.RunID, p.run.LastSeq, lr, s.opt.Logger)
 	defer func() {
 		log.close(drainTimeout) // at once on the usual paths, where it was closed already
 		s.mu.Lock()
 		delete(s.live, p.RunID)
 		s.mu.Unlock()
 		lr.finish()
+		if p.release != nil {
+			p.release()
+		}
 	}()
 	started := s.opt.Now()
 	rec := &collector{}
+	var searches atomic.Int64
 	out := event.SinkFunc(func(e event.Event) {
 		if e.Time.IsZero() {
 			e.Time = s.opt.Now()
+		}
+		if e.Type == event.TypeQuery && e.Query != nil && e.Query.Status == event.QueryStarted {
+			searches.Add(1)
 		}
 		e = log.add(e)
 		rec.Emit(e)
 		sink.Emit(e)
 	})
-	out.Emit(event.Event{Type: event.TypeStart, Start: &event.Start{
-		RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, Mode: p.mode.ID(),
-	}})
+	if p.continued {
+		mode.Status(out, "continue", "Continuing the run from its last checkpoint", "its node stopped; node "+s.opt.NodeID+" took it over")
+	} else {
+		out.Emit(event.Event{Type: event.TypeStart, Start: &event.Start{
+			RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, Mode: p.mode.ID(),
+		}})
+	}
 
 	meter := &llm.Meter{}
 	if p.run.Usage != nil { // a resumed run keeps counting
 		meter.Add(llm.Usage{PromptTokens: p.run.Usage.InputTokens, CompletionTokens: p.run.Usage.OutputTokens, TotalTokens: p.run.Usage.TotalTokens})
 	}
+	startTokens := meter.Total().TotalTokens // a resumed run's earlier part was recorded already
 	// Modes and tools read whom they act for from the context: the run's
 	// user, also when the run is detached from the request that started it.
 	runCtx := llm.WithMeter(sova.WithUser(ctx, sova.User{ID: p.run.UserID}), meter)
+	settings := s.userSettings(ctx, p.run.UserID)
+	runCtx = llm.WithModel(runCtx, settings.Model)
+	tz := cmp.Or(settings.TimeZone, p.input.Timezone)
+	prune := s.opt.Prune
+	prune.Reasoning = llm.ReasoningModel(cmp.Or(settings.Model, s.opt.Model))
 	var cancelTimeout context.CancelFunc = func() {}
 	limit := s.opt.Timeout
 	if d, ok := s.opt.ModeTimeouts[p.mode.ID()]; ok {
@@ -402,18 +604,26 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 		runCtx, cancelTimeout = context.WithTimeout(runCtx, limit)
 	}
 	res, err := p.mode.Run(runCtx, mode.Input{
-		RunID: p.RunID, ChatID: p.ChatID, UserID: userOf(runCtx), History: p.history, Question: p.question,
-		Timezone: p.input.Timezone, Now: started,
+		RunID: p.RunID, OriginRunID: p.run.OriginID, ChatID: p.ChatID, UserID: userOf(runCtx), Question: p.question,
+		// The one place a chat's history is handed to the modes.
+		History:  mode.PruneHistory(p.history, p.question, prune),
+		Timezone: tz, Now: started,
+		Instructions: settings.CustomInstructions, Language: settings.Language, Preferences: settings.Preferences,
 		Workspace: &workspace{store: s.opt.Store, runID: p.RunID},
 		Resume:    p.resume,
 		Spaces:    p.input.Spaces, WebSearch: p.input.WebSearch,
+		Continued: p.continued,
 	}, out)
 	timedOut := errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancelTimeout()
+	if err != nil && s.handBack(ctx, p, log) {
+		return &Outcome{RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, State: sova.RunRunning, Err: err}
+	}
 
 	u := meter.Total()
 	usage := sova.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 	o := &Outcome{RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, Result: res, Usage: usage}
+	s.recordUsage(ctx, p.run.UserID, started, meter.Total().TotalTokens-startTokens, searches.Load())
 	out.Emit(event.Event{Type: event.TypeUsage, Usage: &usage})
 	run := p.run
 	run.Usage = &usage
@@ -442,13 +652,25 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 			s.opt.Logger.Error("removing workspace failed", "run", p.RunID, "err", err)
 		}
 		run.State, run.Error = state, msg
-		run.MessageID = s.storeAnswer(keepCtx, p, rec, nil, reason, msg, usage)
+		run.MessageID = s.storeAnswer(keepCtx, p, rec, nil, reason, msg, usage, nil)
 		s.saveRun(keepCtx, run, log)
 		return o
 	}
 	if res.Pause != nil {
 		out.Emit(event.Event{Type: event.TypeData, Data: dataOf("clarification", "clarification-"+p.RunID,
 			map[string]any{"runId": p.RunID, "questions": res.Pause.Questions})})
+	}
+	var followUps []string
+	if res.Pause == nil {
+		followUps = s.followUps(ctx, p, res.Text)
+	}
+	if len(followUps) > 0 {
+		out.Emit(event.Event{Type: event.TypeData, Data: dataOf("followups", "followups-"+p.RunID, map[string]any{"questions": followUps})})
+	}
+	if res.Report != "" {
+		// The same part the stored message carries, so a live client shows
+		// the download card without reading the chat again.
+		out.Emit(event.Event{Type: event.TypeData, Data: dataOf("report", "report-"+p.RunID, reportPart(p.RunID))})
 	}
 	out.Emit(event.Event{Type: event.TypeFinish, Finish: &event.Finish{
 		Reason: res.FinishReason, Sources: res.Sources, Usage: usage, Model: res.Model,
@@ -461,12 +683,48 @@ func (s *Service) execute(ctx context.Context, p *Prepared, lr *liveRun, sink ev
 		o.State, run.State = sova.RunWaiting, sova.RunWaiting
 		run.Pause, _ = json.Marshal(pauseState{Questions: res.Pause.Questions, State: res.Pause.State})
 	}
-	run.MessageID = s.storeAnswer(keepCtx, p, rec, res, res.FinishReason, "", usage)
+	run.MessageID = s.storeAnswer(keepCtx, p, rec, res, res.FinishReason, "", usage, followUps)
 	s.saveRun(keepCtx, run, log)
-	if res.Pause == nil && p.input.Persist && s.opt.Titler != nil {
+	// A run that pauses for the person's answers (sgr_agent and
+	// deep_research ask before they start) titles its chat too: many such
+	// chats are left at the questions.
+	if p.input.Persist && s.opt.Titler != nil {
 		s.titleInBackground(p, res.Text)
 	}
 	return o
+}
+
+// recordUsage adds what one execution used to its user's counters of the
+// day it started. A store that fails is logged; the run is not.
+func (s *Service) recordUsage(ctx context.Context, userID string, day time.Time, tokens int, searches int64) {
+	if s.opt.Usage == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	period := day.UTC().Format(time.DateOnly)
+	for counter, n := range map[string]int64{"runs": 1, "tokens": int64(tokens), "searches": searches} {
+		if n == 0 {
+			continue
+		}
+		if _, _, err := s.opt.Usage.AddUsage(ctx, userID, counter, period, n, -1); err != nil {
+			s.opt.Logger.Error("recording usage failed", "user", userID, "counter", counter, "err", err)
+		}
+	}
+}
+
+// userSettings are the person's settings; a store that fails leaves the
+// run with the defaults (logged), rather than failing it.
+func (s *Service) userSettings(ctx context.Context, userID string) sova.UserSettings {
+	if s.opt.Settings == nil {
+		return sova.UserSettings{}
+	}
+	us, err := s.opt.Settings.UserSettings(ctx, userID)
+	if err != nil {
+		s.opt.Logger.Error("reading user settings failed", "user", userID, "err", err)
+		return sova.UserSettings{}
+	}
+	return us
 }
 
 // userOf is the id of the user ctx acts for ("" if none).
@@ -493,6 +751,13 @@ func (s *Service) saveRun(ctx context.Context, run *sova.Run, log *eventLog) {
 	}
 }
 
+// reportPart is the data of a data-report part: where the run's report is.
+func reportPart(runID string) map[string]any {
+	return map[string]any{
+		"runId": runID, "markdownUrl": "/api/runs/" + runID + "/report.md", "pdfUrl": "/api/runs/" + runID + "/report.pdf",
+	}
+}
+
 func dataOf(name, id string, v any) *event.Data {
 	b, _ := json.Marshal(v)
 	return &event.Data{Name: name, ID: id, Value: b}
@@ -501,13 +766,13 @@ func dataOf(name, id string, v any) *event.Data {
 // storeAnswer keeps the assistant message, also when the run failed or was
 // cancelled (with what had streamed), so the chat shows what happened. It
 // returns the message id, or "" when nothing was stored.
-func (s *Service) storeAnswer(ctx context.Context, p *Prepared, rec *collector, res *mode.Result, reason, errMsg string, usage sova.Usage) string {
+func (s *Service) storeAnswer(ctx context.Context, p *Prepared, rec *collector, res *mode.Result, reason, errMsg string, usage sova.Usage, followUps []string) string {
 	if !p.input.Persist || p.ChatID == "" {
 		return ""
 	}
 	msg := &sova.Message{
 		ID: p.MessageID, ChatID: p.ChatID, Role: llm.RoleAssistant, Mode: p.mode.ID(),
-		FinishReason: reason, Error: errMsg, Usage: &usage,
+		FinishReason: reason, Error: errMsg, Usage: &usage, ReplyTo: p.input.QuestionID,
 	}
 	text := rec.text()
 	if res != nil {
@@ -530,10 +795,11 @@ func (s *Service) storeAnswer(ctx context.Context, p *Prepared, rec *collector, 
 	if res != nil && res.Pause != nil {
 		parts = append(parts, map[string]any{"type": "data-clarification", "data": map[string]any{"runId": p.RunID, "questions": res.Pause.Questions}})
 	}
+	if len(followUps) > 0 {
+		parts = append(parts, map[string]any{"type": "data-followups", "data": map[string]any{"questions": followUps}})
+	}
 	if res != nil && res.Report != "" {
-		parts = append(parts, map[string]any{"type": "data-report", "data": map[string]any{
-			"runId": p.RunID, "markdownUrl": "/api/runs/" + p.RunID + "/report.md", "pdfUrl": "/api/runs/" + p.RunID + "/report.pdf",
-		}})
+		parts = append(parts, map[string]any{"type": "data-report", "data": reportPart(p.RunID)})
 	}
 	msg.Parts, _ = json.Marshal(parts)
 	if err := s.opt.Store.AddMessage(ctx, p.userID, msg); err != nil {
@@ -561,6 +827,11 @@ func (s *Service) titleInBackground(p *Prepared, answer string) {
 		if err != nil {
 			s.opt.Logger.Warn("chat title generation failed", "chat", p.ChatID, "err", err)
 			title = fallbackTitle(p.question)
+		}
+		// The person may have named the chat (PATCH /api/chats/{id}) while
+		// the model wrote: their title stays.
+		if chat, err := s.opt.Store.GetChat(ctx, p.userID, p.ChatID); err != nil || chat.Title != "" {
+			return
 		}
 		if err := s.opt.Store.SetChatTitle(ctx, p.userID, p.ChatID, title); err != nil && !errors.Is(err, sova.ErrNotFound) {
 			s.opt.Logger.Warn("storing chat title failed", "chat", p.ChatID, "err", err)

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sova-ai/sova/internal/errtext"
+	"github.com/sova-ai/sova/internal/metrics"
 )
 
 // Chain is a Provider that tries its providers in order (typically the
@@ -30,6 +32,8 @@ type Chain struct {
 	// Logger, when set, gets one line per failed provider call, with the
 	// provider's address that the error's text leaves out.
 	Logger *slog.Logger
+	// Metrics, when set, counts each provider call and its time.
+	Metrics *metrics.Metrics
 }
 
 // ResultCache keeps search answers by query. Implementations decide how
@@ -52,7 +56,7 @@ func NewChain(providers ...Provider) *Chain {
 
 // WithFailover returns a copy of c that calls fn on failover.
 func (c *Chain) WithFailover(fn func(failed string, err error, next string)) *Chain {
-	return &Chain{Providers: c.Providers, OnFailover: fn, Cache: c.Cache, Logger: c.Logger}
+	return &Chain{Providers: c.Providers, OnFailover: fn, Cache: c.Cache, Logger: c.Logger, Metrics: c.Metrics}
 }
 
 // Name returns "chain(a,b,...)".
@@ -84,7 +88,9 @@ func (c *Chain) Search(ctx context.Context, q Query) ([]Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("search: cancelled before trying %s: %w", p.Name(), err)
 		}
+		start := time.Now()
 		res, err := p.Search(ctx, q)
+		c.Metrics.SearchCall(p.Name(), time.Since(start), err != nil)
 		if err == nil {
 			for j := range res {
 				if res[j].Provider == "" {

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/sova-ai/sova/internal/errtext"
 )
@@ -201,35 +200,7 @@ func unwrapURLError(err error) error {
 }
 
 // statusText renders "HTTP 403 Forbidden".
-func statusText(status int) string {
-	if t := http.StatusText(status); t != "" {
-		return fmt.Sprintf("HTTP %d %s", status, t)
-	}
-	return fmt.Sprintf("HTTP %d", status)
-}
+func statusText(status int) string { return errtext.HTTPStatus(status) }
 
-// snippet returns the start of body as one line of at most maxSnippetRunes
-// runes, for error messages.
-func snippet(body []byte) string {
-	var b strings.Builder
-	n := 0
-	space := false
-	for _, r := range string(body) {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			space = b.Len() > 0
-			continue
-		}
-		if n >= maxSnippetRunes {
-			b.WriteString("…")
-			break
-		}
-		if space {
-			b.WriteByte(' ')
-			n++
-			space = false
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}
+// snippet quotes the start of an answer's body for error messages.
+func snippet(body []byte) string { return errtext.Snippet(body) }

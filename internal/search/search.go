@@ -35,8 +35,6 @@ const (
 	maxRetryAfter = 5 * time.Second
 	// maxResponseBytes caps how much of a provider answer is read.
 	maxResponseBytes = 8 << 20
-	// maxSnippetRunes caps how much of an error body is quoted in an error.
-	maxSnippetRunes = 200
 )
 
 // Query is one search request.

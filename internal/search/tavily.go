@@ -70,17 +70,7 @@ func (t *Tavily) Search(ctx context.Context, q Query) ([]Result, error) {
 		return nil, &Error{Provider: t.Name(), Message: "cannot encode the request", Err: err}
 	}
 
-	newReq := func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.base+"/search", bytes.NewReader(payload))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json")
-		req.Header.Set("Authorization", "Bearer "+t.key)
-		return req, nil
-	}
-	body, err := t.caller.do(ctx, newReq, t.statusError)
+	body, err := t.post(ctx, payload)
 	if err != nil {
 		return nil, err
 	}
@@ -231,4 +221,18 @@ func (i *tavilyImage) UnmarshalJSON(b []byte) error {
 	}
 	i.URL = string(s)
 	return nil
+}
+
+// post sends a search request body to Tavily's /search with the key.
+func (t *Tavily) post(ctx context.Context, payload []byte) ([]byte, error) {
+	return t.caller.do(ctx, func(ctx context.Context) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.base+"/search", bytes.NewReader(payload))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("Authorization", "Bearer "+t.key)
+		return req, nil
+	}, t.statusError)
 }

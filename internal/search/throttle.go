@@ -3,6 +3,9 @@ package search
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -127,4 +130,40 @@ func (t *Throttled) Search(ctx context.Context, q Query) ([]Result, error) {
 		}
 	}
 	return t.p.Search(ctx, q)
+}
+
+// PrivateInstance reports whether rawURL names a server on this machine
+// or a private network: localhost, a loopback, private (RFC 1918, RFC
+// 4193) or link-local address, or a host name whose addresses are all
+// such (a container's service name). Politeness limits protect shared
+// public instances; a SearXNG instance the admin runs privately needs
+// none (docs/configuration.md). A name that does not resolve within ctx
+// counts as public.
+func PrivateInstance(ctx context.Context, rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Hostname() == "" {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return privateAddr(ip)
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(addrs) == 0 {
+		return false
+	}
+	for _, a := range addrs {
+		if !privateAddr(a) {
+			return false
+		}
+	}
+	return true
+}
+
+func privateAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast()
 }

@@ -153,3 +153,26 @@ func (c *gateProvider) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	return []Result{{URL: "https://example.com/" + q.Text}}, nil
 }
+
+func TestPrivateInstance(t *testing.T) {
+	for _, tc := range []struct {
+		url  string
+		want bool
+	}{
+		{"http://127.0.0.1:8888", true},
+		{"http://localhost:8080/", true},
+		{"http://searx.localhost", true},
+		{"http://[::1]:8888", true},
+		{"http://10.0.0.5", true},
+		{"http://192.168.1.20:8080", true},
+		{"http://172.16.3.4", true},
+		{"http://[fd00::1]", true},
+		{"https://93.184.216.34", false},
+		{"https://searx.example.invalid", false}, // does not resolve: public
+		{"not a url", false},
+	} {
+		if got := PrivateInstance(context.Background(), tc.url); got != tc.want {
+			t.Errorf("PrivateInstance(%q) = %v, want %v", tc.url, got, tc.want)
+		}
+	}
+}

@@ -95,6 +95,9 @@ func TestRequestWithoutUserIs401(t *testing.T) {
 		{"GET", "/api/chats/c", ""},
 		{"DELETE", "/api/chats/c", ""},
 		{"GET", "/api/chats/c/stream", ""},
+		{"PATCH", "/api/chats/c", `{"title":"t"}`},
+		{"GET", "/api/chats/c/export.md", ""},
+		{"GET", "/api/passages?url=sova://spaces/x/documents/d%23chunk-1", ""},
 		{"GET", "/api/runs/r", ""},
 		{"GET", "/api/runs/r/stream", ""},
 		{"POST", "/api/runs/r/cancel", ""},
@@ -133,7 +136,7 @@ func TestRequestWithoutUserIs401(t *testing.T) {
 	if e.model.Count() != 0 {
 		t.Errorf("a refused request reached the model %d times", e.model.Count())
 	}
-	for _, path := range []string{"/healthz", "/", "/assets/app.css"} {
+	for _, path := range []string{"/healthz", "/readyz", "/", "/assets/app.css"} {
 		if resp, body := e.as(t, "-", "GET", path, ""); resp.StatusCode != http.StatusOK {
 			t.Errorf("GET %s is for anyone: %d %s", path, resp.StatusCode, body)
 		}
@@ -168,7 +171,7 @@ func TestHandlersActForTheRequestsUser(t *testing.T) {
 			t.Errorf("GET %s of another user: %d %s", path, resp.StatusCode, body)
 		}
 	}
-	if resp, _ := e.as(t, "", "GET", "/api/chats/bobs/stream", ""); resp.StatusCode != http.StatusNoContent {
+	if resp, _ := e.as(t, "", "GET", "/api/chats/bobs/stream", ""); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("stream of another user's chat: %d", resp.StatusCode)
 	}
 	if resp, body := e.as(t, "", "GET", "/api/chats", ""); resp.StatusCode != http.StatusOK || strings.Contains(body, "bobs") {

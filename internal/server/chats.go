@@ -56,7 +56,9 @@ func (s *Server) getChat(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteChat(w http.ResponseWriter, r *http.Request) {
-	if err := s.opt.Store.DeleteChat(r.Context(), userID(r), r.PathValue("id")); err != nil {
+	// The service stops the chat's runs first: they stop paying the model
+	// and write nothing into the deleted chat.
+	if err := s.opt.Service.DeleteChat(r.Context(), r.PathValue("id")); err != nil {
 		s.storeError(w, err)
 		return
 	}

@@ -529,8 +529,13 @@ func TestGroupToolWithdrawn(t *testing.T) {
 	if !ac.Available || ac.Provider != "openalex+arxiv" || !slices.Equal(ac.Groups, []string{"academic"}) {
 		t.Errorf("academic_search: %+v", ac)
 	}
-	if dt := body.Tools[tools["datetime"]]; !slices.Equal(dt.Groups, []string{"web", "academic", "youtube", "reddit", "stocks", "crypto"}) {
+	if dt := body.Tools[tools["datetime"]]; !slices.Equal(dt.Groups, []string{"web", "academic", "youtube", "reddit", "stocks", "crypto", "memory", "connectors"}) {
 		t.Errorf("datetime: %+v", dt)
+	}
+	for _, name := range []string{"search_memories", "add_memory", "connectors_search"} {
+		if tl, ok := tools[name]; !ok || !body.Tools[tl].Available {
+			t.Errorf("/api/providers: %s missing or withdrawn: %+v", name, body.Tools)
+		}
 	}
 
 	// With the key, the tool is there.
@@ -549,7 +554,7 @@ func TestGroupToolWithdrawn(t *testing.T) {
 	for _, m := range modes.Modes {
 		ids = append(ids, m.ID)
 	}
-	for _, g := range []string{"chat", "web", "academic", "youtube", "reddit", "code", "x", "stocks", "crypto"} {
+	for _, g := range []string{"chat", "web", "academic", "youtube", "reddit", "code", "x", "stocks", "crypto", "memory", "connectors"} {
 		if !slices.Contains(ids, g) {
 			t.Errorf("/api/modes lacks %s: %v", g, ids)
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -63,8 +64,23 @@ func TestIsolationBetweenAccounts(t *testing.T) {
 				t.Fatal(err)
 			}
 
+			// Bob's memory, and his space connected to a folder.
+			resp, body = bob.do("POST", "/api/memories", `{"content":"bob's memory: the safe code is 4711"}`)
+			var mem sova.Memory
+			if resp.StatusCode != 201 || json.Unmarshal([]byte(body), &mem) != nil {
+				t.Fatalf("bob's memory: %d %s", resp.StatusCode, body)
+			}
+			if err := e.app.Store.PutConnector(context.Background(), &sova.Connector{UserID: bobAcc.ID, SpaceID: sp.ID,
+				Kind: sova.ConnectorWebDAV, Location: "https://cloud.example/dav/", Username: "bob", Password: "bob's share password"}); err != nil {
+				t.Fatal(err)
+			}
+			// Bob's settings.
+			if resp, body := bob.do("PUT", "/api/me", `{"custom_instructions":"bob's secret instructions","time_zone":"Asia/Tokyo"}`); resp.StatusCode != 200 {
+				t.Fatalf("bob's settings: %d %s", resp.StatusCode, body)
+			}
+
 			// Bob sees his own.
-			for _, path := range []string{"/api/chats/bobchat", "/api/runs/" + runID, "/api/spaces/" + sp.ID, "/agents/" + ag.ID + "/state"} {
+			for _, path := range []string{"/api/chats/bobchat", "/api/runs/" + runID, "/api/spaces/" + sp.ID, "/agents/" + ag.ID + "/state", "/api/spaces/" + sp.ID + "/connector"} {
 				if resp, body := bob.do("GET", path, ""); resp.StatusCode != 200 {
 					t.Errorf("bob's own %s: %d %s", path, resp.StatusCode, body)
 				}
@@ -90,7 +106,15 @@ func TestIsolationBetweenAccounts(t *testing.T) {
 				{"GET", "/api/spaces/" + sp.ID + "/documents/" + docID, ""},
 				{"DELETE", "/api/spaces/" + sp.ID + "/documents/" + docID, ""},
 				{"GET", "/api/spaces/" + sp.ID + "/search?q=budget", ""},
+				{"GET", "/api/passages?url=" + url.QueryEscape("sova://spaces/"+sp.ID+"/documents/"+docID+"#chunk-1"), ""},
+				{"PATCH", "/api/chats/bobchat", `{"title":"mine now"}`},
+				{"GET", "/api/chats/bobchat/export.md", ""},
 				{"GET", "/agents/" + ag.ID + "/state", ""},
+				{"DELETE", "/api/memories/" + mem.ID, ""},
+				{"GET", "/api/spaces/" + sp.ID + "/connector", ""},
+				{"POST", "/api/spaces/" + sp.ID + "/connector", `{"kind":"webdav","location":"https://evil.example/dav/"}`},
+				{"DELETE", "/api/spaces/" + sp.ID + "/connector", ""},
+				{"POST", "/api/spaces/" + sp.ID + "/connector/sync", ""},
 				{"POST", "/v1/chat/completions", `{"model":"` + ag.ID + `","messages":[{"role":"user","content":"go on"}]}`},
 				{"POST", "/v1/chat/completions", `{"model":"` + runID + `","messages":[{"role":"user","content":"go on"}]}`},
 			} {
@@ -108,7 +132,7 @@ func TestIsolationBetweenAccounts(t *testing.T) {
 				if resp.StatusCode != want {
 					t.Errorf("ann: %s %s of bob's: %d %s", rt.method, rt.path, resp.StatusCode, body)
 				}
-				if strings.Contains(body, "Australia") || strings.Contains(body, "Vostok") || strings.Contains(body, "bob's task") {
+				if strings.Contains(body, "Australia") || strings.Contains(body, "Vostok") || strings.Contains(body, "bob's task") || strings.Contains(body, "4711") {
 					t.Errorf("ann: %s %s shows bob's data: %s", rt.method, rt.path, body)
 				}
 			}
@@ -118,12 +142,35 @@ func TestIsolationBetweenAccounts(t *testing.T) {
 			if resp.StatusCode != none.StatusCode {
 				t.Errorf("stream of bob's chat: %d, of no chat: %d", resp.StatusCode, none.StatusCode)
 			}
+			// Settings and usage are each one's own: ann's /api/me shows none
+			// of bob's, her PUT changes only hers, and the usage report is
+			// an admin's.
+			if resp, body := ann.do("PUT", "/api/me", `{"language":"de"}`); resp.StatusCode != 200 || strings.Contains(body, "bob's secret") {
+				t.Errorf("ann's settings: %d %s", resp.StatusCode, body)
+			}
+			if resp, body := ann.do("GET", "/api/admin/usage?user=bob", ""); resp.StatusCode != 403 || strings.Contains(body, bobAcc.ID) {
+				t.Errorf("ann: bob's usage: %d %s", resp.StatusCode, body)
+			}
+			if resp, body := bob.do("GET", "/api/me", ""); resp.StatusCode != 200 || !strings.Contains(body, "bob's secret") || strings.Contains(body, `"de"`) {
+				t.Errorf("bob's settings after ann's: %d %s", resp.StatusCode, body)
+			}
 			// Nothing of bob's in ann's lists.
-			for _, path := range []string{"/api/chats", "/api/spaces", "/agents", "/v1/models"} {
+			for _, path := range []string{"/api/chats", "/api/spaces", "/agents", "/v1/models", "/api/memories", "/api/memories?q=safe+code", "/api/connectors", "/api/me", "/api/models"} {
 				resp, body := ann.do("GET", path, "")
-				if resp.StatusCode != 200 || strings.Contains(body, "bobchat") || strings.Contains(body, sp.ID) ||
-					strings.Contains(body, ag.ID) || strings.Contains(body, runID) || strings.Contains(body, "bobspace") {
+				if resp.StatusCode != 200 || strings.Contains(body, "bobchat") || strings.Contains(body, sp.ID) || strings.Contains(body, "4711") ||
+					strings.Contains(body, ag.ID) || strings.Contains(body, runID) || strings.Contains(body, "bobspace") ||
+					strings.Contains(body, "bob's secret") || strings.Contains(body, "Asia/Tokyo") {
 					t.Errorf("ann's %s: %d %s", path, resp.StatusCode, body)
+				}
+			}
+			// And bob's things are all still there; his share's password
+			// never shows, not even to him.
+			if resp, body := bob.do("GET", "/api/memories?q=safe+code", ""); resp.StatusCode != 200 || !strings.Contains(body, "4711") {
+				t.Errorf("bob's memory after ann's attempts: %d %s", resp.StatusCode, body)
+			}
+			for _, path := range []string{"/api/spaces/" + sp.ID + "/connector", "/api/connectors"} {
+				if resp, body := bob.do("GET", path, ""); resp.StatusCode != 200 || strings.Contains(body, "share password") || !strings.Contains(body, `"hasPassword":true`) {
+					t.Errorf("bob's %s: %d %s", path, resp.StatusCode, body)
 				}
 			}
 			// And bob's things are all still there.

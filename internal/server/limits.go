@@ -1,13 +1,43 @@
 package server
 
 import (
+	"errors"
+	"math"
 	"net/http"
+	"strconv"
 
 	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/limits"
 )
 
-// Usage is what a user's limits leave for today.
-type Usage struct{}
+// usage is the user's usage and limits for GET /api/me; nil without
+// limits (no Limiter, or a role without any).
+func (s *Server) usage(r *http.Request, u sova.User) *limits.Usage {
+	if s.opt.Limits == nil {
+		return nil
+	}
+	out, err := s.opt.Limits.Usage(r.Context(), u)
+	if err != nil {
+		s.opt.Logger.Error("reading usage failed", "user", u.ID, "err", err)
+		return nil
+	}
+	return out
+}
 
-// usage is the user's usage and limits; nil without limits.
-func (s *Server) usage(*http.Request, sova.User) *Usage { return nil }
+// rateLimited answers a refusal of the limits: 429 with Retry-After (whole
+// seconds, rounded up) and code rate_limited, in the error shape every
+// endpoint shares (OpenAI's on /v1). It reports whether err was one.
+func rateLimited(w http.ResponseWriter, err error) bool {
+	var ex *limits.Exceeded
+	if !errors.As(err, &ex) {
+		return false
+	}
+	secs := max(int64(math.Ceil(ex.RetryAfter.Seconds())), 1)
+	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+	if !ex.Resets.IsZero() {
+		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(ex.Resets.Unix(), 10))
+	}
+	writeError(w, http.StatusTooManyRequests, "rate_limit_error", "rate_limited", ex.Error())
+	return true
+}

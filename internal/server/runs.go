@@ -3,10 +3,12 @@ package server
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -133,14 +135,39 @@ func (s *Server) getRunFile(w http.ResponseWriter, r *http.Request) {
 		s.runStoreError(w, err)
 		return
 	}
-	content, err := s.opt.Store.RunFile(r.Context(), rn.ID, r.PathValue("path"))
+	data, ctype, err := s.opt.Store.RunFileBytes(r.Context(), rn.ID, r.PathValue("path"))
 	if err != nil {
 		s.runStoreError(w, err)
 		return
 	}
-	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	_, _ = w.Write([]byte(content))
+	ctype, inline := servedType(ctype)
+	h := w.Header()
+	h.Set("Content-Type", ctype)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "private, no-cache")
+	if !inline {
+		h.Set("Content-Disposition", "attachment")
+	}
+	if !strings.HasPrefix(ctype, "image/") && ctype != "application/pdf" {
+		// Whatever a file holds, it runs nothing in this origin.
+		h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	}
+	_, _ = w.Write(data)
+}
+
+// servedType is the Content-Type a run file is served with, and whether
+// it is shown in the browser: text, the raster images charts are, and
+// PDFs are; anything else (a type a mode did not choose to show) is
+// offered as a download of bytes, never as markup of this origin.
+func servedType(stored string) (string, bool) {
+	mt, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(stored)), ";")
+	switch mt = strings.TrimSpace(mt); mt {
+	case "image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf":
+		return mt, true
+	case "text/markdown", "text/plain", "text/csv", "application/json":
+		return mt + "; charset=utf-8", true
+	}
+	return "application/octet-stream", false
 }
 
 // exportRunFiles answers the workspace as a zip archive: the session
@@ -205,9 +232,14 @@ func (s *Server) finishedReport(w http.ResponseWriter, r *http.Request) (*sova.R
 }
 
 // reportFileName makes a safe file name from the run's question.
-func reportFileName(rn *sova.Run) string {
+func reportFileName(rn *sova.Run) string { return safeFileName("sova-report-", rn.Question, rn.ID) }
+
+// safeFileName is prefix and the first 60 or so letters and digits (Latin
+// or Cyrillic) of text, other characters dropped and spaces made dashes;
+// prefix and id when text has none.
+func safeFileName(prefix, text, id string) string {
 	var b strings.Builder
-	for _, r := range rn.Question {
+	for _, r := range text {
 		switch {
 		case r == ' ' || r == '-' || r == '_':
 			b.WriteRune('-')
@@ -218,14 +250,16 @@ func reportFileName(rn *sova.Run) string {
 			break
 		}
 	}
-	name := strings.Trim(b.String(), "-")
-	if name == "" {
-		return "sova-report-" + rn.ID
+	if name := strings.Trim(b.String(), "-"); name != "" {
+		return prefix + name
 	}
-	return "sova-report-" + name
+	return prefix + id
 }
 
 func (s *Server) runStoreError(w http.ResponseWriter, err error) {
+	if rateLimited(w, err) { // limits.go
+		return
+	}
 	switch {
 	case errors.Is(err, sova.ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", "run_not_found", "no such run or file")
@@ -233,6 +267,9 @@ func (s *Server) runStoreError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusConflict, "invalid_request_error", "run_state", err.Error())
 	case errors.Is(err, run.ErrUnknownMode):
 		writeError(w, http.StatusConflict, "invalid_request_error", "unknown_mode", err.Error())
+	case errors.Is(err, run.ErrRunInProgress):
+		writeError(w, http.StatusConflict, "invalid_request_error", "run_in_progress",
+			"another run of this chat is in progress; wait for it to end or cancel it, then restart this one")
 	default:
 		s.opt.Logger.Error("run request failed", "err", err)
 		writeError(w, http.StatusInternalServerError, "server_error", "store", "the store failed; see the server log")
@@ -246,7 +283,7 @@ func (s *Server) runReportPDF(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var buf bytes.Buffer
-	if err := report.PDF(&buf, rn.Report, report.Options{Date: rn.UpdatedAt}); err != nil {
+	if err := report.PDF(&buf, rn.Report, report.Options{Date: rn.UpdatedAt, Images: s.runImages(r.Context(), rn.ID)}); err != nil {
 		if errors.Is(err, report.ErrTooLarge) {
 			writeError(w, http.StatusUnprocessableEntity, "invalid_request_error", "report_too_large", err.Error())
 			return
@@ -258,4 +295,30 @@ func (s *Server) runReportPDF(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/pdf")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s.pdf"`, reportFileName(rn)))
 	_, _ = w.Write(buf.Bytes())
+}
+
+// runImages gives the report's PDF the run's own PNG files (an extreme
+// run's charts), referenced as the run-files endpoint serves them
+// (/api/runs/{id}/files/charts/…) or by their path in the run: the
+// report embeds them. Nothing of another run, nor any other address.
+func (s *Server) runImages(ctx context.Context, runID string) report.ImageSource {
+	prefix := "/api/runs/" + runID + "/files/"
+	return func(dest string) ([]byte, bool) {
+		p, ok := strings.CutPrefix(dest, prefix)
+		if !ok {
+			if strings.Contains(dest, ":") || strings.HasPrefix(dest, "/") {
+				return nil, false
+			}
+			p = dest
+		}
+		p, err := url.PathUnescape(p)
+		if err != nil {
+			return nil, false
+		}
+		data, ctype, err := s.opt.Store.RunFileBytes(ctx, runID, p)
+		if err != nil || ctype != "image/png" {
+			return nil, false
+		}
+		return data, true
+	}
 }

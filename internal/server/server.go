@@ -18,8 +18,15 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/auth"
+	"github.com/sova-ai/sova/internal/connectors"
+	"github.com/sova-ai/sova/internal/imageproxy"
+	"github.com/sova-ai/sova/internal/limits"
+	"github.com/sova-ai/sova/internal/mcp"
+	"github.com/sova-ai/sova/internal/memory"
+	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/run"
 	"github.com/sova-ai/sova/internal/spaces"
+	"github.com/sova-ai/sova/internal/voice"
 )
 
 // Options configure the server.
@@ -45,12 +52,43 @@ type Options struct {
 	Spaces         *spaces.Service
 	MaxUploadBytes int64 // SOVA_SPACES_MAX_UPLOAD_BYTES: one upload request
 	MaxFileBytes   int64 // SOVA_SPACES_MAX_FILE_BYTES: one uploaded file
+	// Memory serves /api/memories, Connectors a space's connected source
+	// (memories.go); nil leaves them out.
+	Memory     memory.Service
+	Connectors *connectors.Service
 	// Who may reach the server (guard.go): SOVA_PUBLIC_URL,
 	// SOVA_ALLOWED_HOSTS and the listen address. Loopback names are always
 	// served.
 	PublicURL    string
 	AllowedHosts []string
 	Addr         string
+	// Assistant serves /api/supervisor and /api/tasks/execute
+	// (assistant.go); MCPServers and MCPAdmin /api/mcp/servers. Nil leaves
+	// them out.
+	Assistant  Assistant
+	MCPServers sova.MCPServerStore
+	MCPAdmin   []mcp.Server
+	// Voice serves /api/audio/* (voice.go); nil: off.
+	Voice         *voice.Client
+	MaxAudioBytes int64 // SOVA_AUDIO_MAX_BYTES
+	// Images serves GET /api/image (image.go); nil answers it 404.
+	Images *imageproxy.Proxy
+	// Limits tells GET /api/me what the person's limits leave (limits.go);
+	// the run service enforces them. Nil: no limits.
+	Limits *limits.Limiter
+	// Settings keeps each person's settings (GET/PUT /api/me, settings.go);
+	// Models lists the endpoint's models (GET /api/models). Nil: none.
+	Settings sova.SettingsStore
+	Models   ModelLister
+	// Usage is read by the admin's usage report (usage.go); nil: 404.
+	Usage UsageReader
+	// OIDC is single sign-on (oidc.go); nil without.
+	OIDC *auth.OIDC
+	// Metrics serves GET /metrics to anyone who reaches the server, or,
+	// when MetricsToken is set, to requests bearing it (metrics.go); nil
+	// answers it 404 (SOVA_METRICS=false).
+	Metrics      http.Handler
+	MetricsToken string
 }
 
 // Server serves the API.
@@ -81,15 +119,21 @@ func (s *Server) routes() {
 	// For anyone: the health check, and the browser UI's page and files
 	// (a JSON 404 for unknown /api/ and /v1/ paths).
 	s.mux.HandleFunc("GET /healthz", s.health)
+	s.mux.HandleFunc("GET /readyz", s.ready)
+	s.metricsRoute() // metrics.go
 	s.mux.Handle("/", s.ui())
 	// Everything else acts for the request's user (user.go).
 	s.handle("GET /api/modes", s.listModes)
 	s.handle("GET /api/providers", s.listProviders) // providers.go
+	s.handle("GET /api/image", s.image)             // image.go
 	s.handle("POST /api/search", s.search)
 	s.handle("GET /api/chats", s.listChats)
 	s.handle("GET /api/chats/{id}", s.getChat)
 	s.handle("DELETE /api/chats/{id}", s.deleteChat)
 	s.handle("GET /api/chats/{id}/stream", s.chatStream)
+	s.handle("PATCH /api/chats/{id}", s.renameChat)         // chat_extra.go
+	s.handle("GET /api/chats/{id}/export.md", s.exportChat) // chat_extra.go
+	s.handle("GET /api/passages", s.passage)                // chat_extra.go
 	s.handle("GET /api/runs/{id}", s.getRun)
 	s.handle("GET /api/runs/{id}/stream", s.runStream)
 	s.handle("POST /api/runs/{id}/cancel", s.cancelRun)
@@ -104,7 +148,11 @@ func (s *Server) routes() {
 	s.handle("GET /agents", s.listAgents)
 	s.handle("GET /agents/{id}/state", s.getAgentState)
 	s.spaceRoutes()
-	s.sessionRoutes() // session.go
+	s.personalRoutes()  // memories.go
+	s.sessionRoutes()   // session.go
+	s.oidcRoutes()      // oidc.go
+	s.assistantRoutes() // assistant.go
+	s.voiceRoutes()     // voice.go
 }
 
 // ServeHTTP implements http.Handler: panics become 500s and every request
@@ -196,6 +244,9 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 
 // runError maps a validation error from the run service to a response.
 func (s *Server) runError(w http.ResponseWriter, err error, unknownCode string) {
+	if rateLimited(w, err) { // limits.go
+		return
+	}
 	switch {
 	case errors.Is(err, run.ErrUnknownMode):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", unknownCode, err.Error())
@@ -205,6 +256,9 @@ func (s *Server) runError(w http.ResponseWriter, err error, unknownCode string) 
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "question_too_long", err.Error())
 	case errors.Is(err, run.ErrInvalidChatID):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_chat_id", err.Error())
+	case errors.Is(err, run.ErrRunInProgress):
+		writeError(w, http.StatusConflict, "invalid_request_error", "run_in_progress",
+			"this chat has a run in progress; wait for it to end (GET /api/chats/{id}/stream) or cancel it (POST /api/runs/{id}/cancel), then ask again")
 	default:
 		s.opt.Logger.Error("preparing run failed", "err", err)
 		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not start the run: "+err.Error())
@@ -219,6 +273,26 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.opt.Version})
 }
 
+// ready answers whether this node should get traffic and run work: the
+// store answers and the node takes part in running runs (it renews its
+// run leases and is not stopping). A load balancer stops sending requests
+// to a node that is not ready, e.g. while it drains on SIGTERM.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	checks := map[string]string{"store": "ok", "runs": "ok"}
+	ok := true
+	if err := s.opt.Store.Ping(r.Context()); err != nil {
+		checks["store"], ok = err.Error(), false
+	}
+	if err := s.opt.Service.Ready(); err != nil {
+		checks["runs"], ok = err.Error(), false
+	}
+	status, code := "ok", http.StatusOK
+	if !ok {
+		status, code = "unavailable", http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, map[string]any{"status": status, "node": s.opt.Service.NodeID(), "checks": checks})
+}
+
 func (s *Server) listModes(w http.ResponseWriter, r *http.Request) {
 	type modeInfo struct {
 		ID          string `json:"id"`
@@ -226,6 +300,9 @@ func (s *Server) listModes(w http.ResponseWriter, r *http.Request) {
 	}
 	var out []modeInfo
 	for _, m := range s.opt.Service.Modes().All() {
+		if u, ok := m.(mode.Unlisted); ok && u.Unlisted() {
+			continue
+		}
 		out = append(out, modeInfo{m.ID(), m.Description()})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"modes": out})

@@ -61,7 +61,10 @@ func newEnvTB(t testing.TB, extra map[string]string) *env {
 		t.Fatal(err)
 	}
 	e.app, e.user = a, userOf(t, a)
-	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test"}))
+	if a.Images != nil {
+		a.Images.Client = sovatest.Offline(a.Images.Client) // favicons of cited sites are not fetched from the internet
+	}
+	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test", Images: a.Images}))
 	t.Cleanup(func() {
 		e.srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -9,6 +9,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/auth"
+	"github.com/sova-ai/sova/internal/limits"
 )
 
 // sessionRoutes are sign-in, sign-out and the signed-in user. Sign-in and
@@ -17,6 +18,9 @@ func (s *Server) sessionRoutes() {
 	s.mux.HandleFunc("POST /api/session", s.signIn)
 	s.mux.HandleFunc("DELETE /api/session", s.signOut)
 	s.handle("GET /api/me", s.me)
+	s.handle("PUT /api/me", s.putSettings)         // settings.go
+	s.handle("GET /api/models", s.listModels)      // settings.go
+	s.handle("GET /api/admin/usage", s.adminUsage) // usage.go
 }
 
 type signInRequest struct {
@@ -99,7 +103,10 @@ type meResponse struct {
 	Kind string `json:"kind"`
 	// Usage is what the limits leave for today (limits.go); absent when
 	// none apply.
-	Usage *Usage `json:"usage,omitempty"`
+	Usage *limits.Usage `json:"usage,omitempty"`
+	// Settings are the person's own (settings.go); absent for anonymous
+	// visitors.
+	Settings *sova.UserSettings `json:"settings,omitempty"`
 }
 
 func (s *Server) me(w http.ResponseWriter, r *http.Request) {
@@ -112,5 +119,6 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request) {
 		resp.Kind = "anonymous"
 	}
 	resp.Usage = s.usage(r, u)
+	resp.Settings = s.settingsOf(r, u)
 	writeJSON(w, http.StatusOK, resp)
 }

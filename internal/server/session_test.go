@@ -48,7 +48,9 @@ func newAccountsEnv(t *testing.T, engine string, extra map[string]string) *env {
 	e.app = a
 	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: a.Auth, Accounts: a.Accounts,
 		MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test",
-		Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes}))
+		Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes,
+		Memory: a.Memory, Connectors: a.Connectors,
+		Limits: a.Limits, Settings: a.Store, Models: a.Model, Usage: a.Store}))
 	t.Cleanup(func() {
 		e.srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -71,7 +71,10 @@ func (s *Server) spaceError(w http.ResponseWriter, err error) {
 	case errors.Is(err, sova.ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", "space_not_found", err.Error())
 	case errors.Is(err, sova.ErrConflict):
-		writeError(w, http.StatusConflict, "invalid_request_error", "space_exists", err.Error())
+		// The store's error names the table and the constraint; the person
+		// needs only to know the name is taken.
+		s.opt.Logger.Debug("space conflict", "err", err)
+		writeError(w, http.StatusConflict, "invalid_request_error", "space_exists", conflictMessage(err))
 	case errors.Is(err, sova.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_space", err.Error())
 	case errors.Is(err, spaces.ErrEmptyQuery):
@@ -84,6 +87,20 @@ func (s *Server) spaceError(w http.ResponseWriter, err error) {
 		s.opt.Logger.Error("document spaces failed", "err", err)
 		writeError(w, http.StatusInternalServerError, "server_error", "spaces", "document spaces failed; see the server log")
 	}
+}
+
+// conflictMessage says what a conflict over a space means without the
+// store's text: a name already taken, or a document changed meanwhile (the
+// spaces package's own words, kept).
+func conflictMessage(err error) string {
+	msg := err.Error()
+	if strings.Contains(msg, "changed while it was being added") || strings.Contains(msg, "given twice") {
+		if i := strings.Index(msg, "store:"); i >= 0 {
+			msg = strings.TrimSpace(msg[:i])
+		}
+		return msg
+	}
+	return "a space with this name already exists; choose another name"
 }
 
 func (s *Server) listSpaces(w http.ResponseWriter, r *http.Request) {

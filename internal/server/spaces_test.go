@@ -47,6 +47,7 @@ func newSpacesEnv(t *testing.T, extra map[string]string) *env {
 	e.srv = httptest.NewServer(server.New(server.Options{
 		Service: a.Service, Store: a.Store, Auth: testAuth(a), MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test",
 		Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes,
+		Memory: a.Memory, Connectors: a.Connectors,
 	}))
 	t.Cleanup(func() {
 		e.srv.Close()
@@ -121,6 +122,15 @@ func TestSpacesAPI(t *testing.T) {
 	var e409 apiErr
 	if st := do(t, "POST", base, strings.NewReader(`{"name":"Projects"}`), "application/json", &e409); st != 409 || e409.Error.Code != "space_exists" {
 		t.Errorf("duplicate: %d %+v", st, e409)
+	}
+	// The answer says the name is taken, never the store's SQL.
+	for _, leak := range []string{"constraint", "UNIQUE", "spaces.", "store:", "sqlite", "SQL"} {
+		if strings.Contains(e409.Error.Message, leak) {
+			t.Errorf("409 message leaks %q: %s", leak, e409.Error.Message)
+		}
+	}
+	if !strings.Contains(e409.Error.Message, "already exists") {
+		t.Errorf("409 message: %q", e409.Error.Message)
 	}
 	if st := do(t, "POST", base, strings.NewReader(`{"description":"no name"}`), "application/json", &e409); st != 400 {
 		t.Errorf("no name: %d", st)

@@ -116,7 +116,8 @@ func lastEventID(r *http.Request) (int64, bool) {
 
 // chatStream resumes the stream of a chat's latest run: events after
 // Last-Event-ID, then live ones; a finished run replays its whole message.
-// A chat without runs answers 204, as AI SDK clients expect.
+// A chat of the user's without runs answers 204, as AI SDK clients expect;
+// a chat that does not exist (or is another user's) is a 404.
 func (s *Server) chatStream(w http.ResponseWriter, r *http.Request) {
 	seen, ok := lastEventID(r)
 	if !ok {
@@ -125,6 +126,10 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request) {
 	}
 	run, err := s.opt.Store.LatestRun(r.Context(), userID(r), r.PathValue("id"))
 	if errors.Is(err, sova.ErrNotFound) {
+		if _, err := s.opt.Store.GetChat(r.Context(), userID(r), r.PathValue("id")); err != nil {
+			s.storeError(w, err)
+			return
+		}
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}

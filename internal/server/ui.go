@@ -15,10 +15,11 @@ import (
 
 // contentSecurityPolicy confines the UI to its own scripts: no inline or
 // remote script, no eval, no string-to-HTML sinks (Trusted Types), API
-// calls to this origin only. Images may come from anywhere, because source
-// cards show the favicons of the sites they cite.
+// calls to this origin only. Images come from this origin only: remote
+// ones (favicons, thumbnails) through the image proxy (GET /api/image);
+// media from this origin or recorded in the page (voice).
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; " +
-	"img-src 'self' https: http: data:; connect-src 'self'; font-src 'self'; object-src 'none'; " +
+	"img-src 'self' data:; connect-src 'self'; font-src 'self'; media-src 'self' blob:; object-src 'none'; " +
 	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'; " +
 	"require-trusted-types-for 'script'; trusted-types 'none'"
 

@@ -25,6 +25,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
+	"github.com/sova-ai/sova"
 	"github.com/sova-ai/sova/internal/app"
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/server"
@@ -583,7 +584,10 @@ func newEnvArticles(t *testing.T, arts []sovatest.Article) *env {
 		t.Fatal(err)
 	}
 	e.app, e.user = a, userOf(t, a)
-	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test"}))
+	if a.Images != nil {
+		a.Images.Client = sovatest.Offline(a.Images.Client) // favicons of cited sites are not fetched from the internet
+	}
+	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test", Images: a.Images}))
 	t.Cleanup(func() {
 		e.srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -623,7 +627,7 @@ func TestBrowserModules(t *testing.T) {
 			{"bare url", "see https://example.com/x.", `<p>see <a href="https://example.com/x" target="_blank" rel="noopener noreferrer">https://example.com/x</a>.</p>`},
 			{"citations", "Claim [1], more [2, 3] and [4-5].", `<p>Claim&nbsp;<sup class="cite">1</sup>, more&nbsp;<sup class="cite">2</sup><sup class="cite">3</sup> and&nbsp;<sup class="cite">4</sup><sup class="cite">5</sup>.</p>`},
 			{"brackets not citations", "[note] and [a1]", `<p>[note] and [a1]</p>`},
-			{"image", "![alt](https://e.com/i.png)", `<p><img src="https://e.com/i.png" alt="alt" loading="lazy" referrerpolicy="no-referrer"></p>`},
+			{"image (through the image proxy)", "![alt](https://e.com/i.png)", `<p><img src="/api/image?url=https%3A%2F%2Fe.com%2Fi.png" alt="alt" loading="lazy" referrerpolicy="no-referrer"></p>`},
 			{"javascript image dropped", "![alt](javascript:x)", `<p>alt</p>`},
 			{"code span", "`code *not em* <b>`", `<p><code>code *not em* &lt;b&gt;</code></p>`},
 			{"heading", "# Title\n\nText", `<h1>Title</h1><p>Text</p>`},
@@ -770,9 +774,9 @@ func TestBrowserModules(t *testing.T) {
 		if !strings.Contains(got.Foot, "12 tokens") || got.Pwned != "undefined" {
 			t.Errorf("foot %q, pwned %s", got.Foot, got.Pwned)
 		}
-		// A passage of a document has no web address: its marker points at
-		// its card, which is no link.
-		if got.DocCite != "BUTTON 1" || got.DocCard != "DIV Notes on 1933Document1" {
+		// A passage of a document has no web address: its marker and its
+		// card are buttons that open the passage in the side panel.
+		if got.DocCite != "BUTTON 1" || got.DocCard != "BUTTON Notes on 1933Document1" {
 			t.Errorf("document source: marker %q, card %q", got.DocCite, got.DocCard)
 		}
 	})
@@ -961,14 +965,21 @@ func TestBrowserResumeAndStop(t *testing.T) {
 	browser := newBrowser(t)
 	e := newEnv(t, nil)
 	// The page resumes through GET /api/chats/{id}/stream, which answers a
-	// chat without runs with 204; a server without it fails here.
-	r, err := http.Get(e.srv.URL + "/api/chats/none/stream")
-	if err != nil {
+	// chat without runs with 204 (and one that does not exist with 404); a
+	// server without it fails here.
+	quiet := &sova.Chat{UserID: e.user, Title: "no runs"}
+	if err := e.app.Store.CreateChat(context.Background(), quiet); err != nil {
 		t.Fatal(err)
 	}
-	r.Body.Close()
-	if r.StatusCode != http.StatusNoContent {
-		t.Fatalf("GET /api/chats/{id}/stream of a chat without runs: %d, want 204", r.StatusCode)
+	for id, want := range map[string]int{quiet.ID: http.StatusNoContent, "none": http.StatusNotFound} {
+		r, err := http.Get(e.srv.URL + "/api/chats/" + id + "/stream")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != want {
+			t.Fatalf("GET /api/chats/%s/stream: %d, want %d", id, r.StatusCode, want)
+		}
 	}
 	e.site.SetDelay(2 * time.Second) // each run spends seconds reading pages
 	tb := newTab(t, browser)

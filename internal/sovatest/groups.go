@@ -1,6 +1,7 @@
 package sovatest
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,8 +30,10 @@ import (
 // (/yahoo/v8/finance/chart/{AAPL,7203.T}), Frankfurter
 // (/frankfurter/latest), CoinGecko (/coingecko/api/v3/coins/bitcoin and
 // its /ohlc), Open-Meteo (/openmeteo/v1/search, /openmeteo/v1/forecast),
-// Nominatim (/nominatim/search) and Overpass (/overpass/api/interpreter). ProviderEnv points Sova
-// at it.
+// Nominatim (/nominatim/search), Overpass (/overpass/api/interpreter),
+// AviationStack (/aviationstack/v1/flights) and TMDB
+// (/tmdb/3/search/multi, /tmdb/3/movie/27205). ProviderEnv points Sova at
+// it; the flight and film tools also need FlightAndFilmKeys.
 type Providers struct {
 	*httptest.Server
 	mu    sync.Mutex
@@ -68,7 +71,13 @@ const (
 	OpenMeteo = "/openmeteo"
 	Nominatim = "/nominatim"
 	Overpass  = "/overpass"
+	Aviation  = "/aviationstack"
+	TMDB      = "/tmdb"
 )
+
+// FlightAndFilmKeys are the settings that enable track_flight and
+// movie_or_tv_search against the fakes.
+var FlightAndFilmKeys = map[string]string{"AVIATIONSTACK_API_KEY": "as-test-key", "TMDB_API_KEY": "0123456789abcdef0123456789abcdef"}
 
 // NewProviders starts the fake providers.
 func NewProviders(t testing.TB) *Providers {
@@ -98,6 +107,9 @@ func ProviderEnv(p *Providers) map[string]string {
 		"SOVA_OPEN_METEO_GEOCODING_URL": p.URL + OpenMeteo,
 		"SOVA_NOMINATIM_URL":            p.URL + Nominatim,
 		"SOVA_OVERPASS_URL":             p.URL + Overpass,
+		"SOVA_AVIATIONSTACK_URL":        p.URL + Aviation,
+		"SOVA_TMDB_URL":                 p.URL + TMDB,
+		"SOVA_TMDB_IMAGE_URL":           p.URL + TMDB + "/img",
 	}
 }
 
@@ -162,7 +174,15 @@ func (p *Providers) serve(w http.ResponseWriter, r *http.Request) {
 	case path == Arxiv+"/api/query":
 		send("application/atom+xml; charset=utf-8", fixture("academic", "arxiv_feed.xml"))
 	case path == Invidious+"/api/v1/search":
-		send(jsonType, fixture("youtube", "invidious_search.json"))
+		// Thumbnails on the instance itself, as Invidious serves them.
+		body := fixture("youtube", "invidious_search.json")
+		for _, r := range [][2]string{{"https://inv.example/", p.URL + Invidious + "/"}, {"//yt3.ggpht.com/", p.URL + Invidious + "/ggpht/"},
+			{`"/vi/`, `"` + p.URL + Invidious + "/vi/"}} {
+			body = strings.ReplaceAll(body, r[0], r[1])
+		}
+		send(jsonType, body)
+	case strings.HasPrefix(path, Invidious+"/vi/") || strings.HasPrefix(path, Invidious+"/ggpht/"):
+		serveImage(w, &http.Request{URL: &url.URL{Path: "/img/" + fmt.Sprint(len(path)%4+1) + ".png"}})
 	case strings.HasPrefix(path, Invidious+"/api/v1/captions/"):
 		if r.URL.Query().Get("label") == "" {
 			send(jsonType, fixture("youtube", "invidious_captions.json"))
@@ -199,6 +219,14 @@ func (p *Providers) serve(w http.ResponseWriter, r *http.Request) {
 		send(jsonType, fixture("places", "nominatim_red_square.json"))
 	case path == Overpass+"/api/interpreter":
 		send(jsonType, fixture("places", "overpass_cafes.json"))
+	case path == Aviation+"/v1/flights":
+		send(jsonType, fixture("flights", "flights_ba283.json"))
+	case path == TMDB+"/3/search/multi":
+		send(jsonType, fixture("movies", "search_inception.json"))
+	case path == TMDB+"/3/movie/27205":
+		send(jsonType, fixture("movies", "movie_27205.json"))
+	case strings.HasPrefix(path, TMDB+"/img/"):
+		serveImage(w, &http.Request{URL: &url.URL{Path: "/img/" + fmt.Sprint(len(path)%4+1) + ".png"}})
 	default:
 		http.NotFound(w, r)
 	}
@@ -266,6 +294,7 @@ var groupTools = []struct {
 		return mustJSON(map[string]any{"title": q, "symbols": []string{"AAPL", "7203.T"}, "range": "5d"})
 	}},
 	{"coin_data", func(q string) string { return mustJSON(map[string]any{"coinId": "bitcoin"}) }},
+	{"connectors_search", func(q string) string { return mustJSON(map[string]any{"query": q}) }},
 	{"x_search", func(q string) string {
 		return mustJSON(map[string]any{"queries": []string{q}, "includeXHandles": []string{"@GoLang"}, "startDate": "2024-06-01", "endDate": "2024-06-30"})
 	}},
@@ -277,6 +306,9 @@ var groupTools = []struct {
 // switched off. GroupCalls, when set, chooses the first step's calls.
 func (m *Model) group(r *llmtest.Request) (llmtest.Reply, bool) {
 	sys := r.System()
+	if reply, ok := memoryGroup(r); ok {
+		return reply, true
+	}
 	if !strings.Contains(sys, "Tool results are numbered") {
 		return llmtest.Reply{}, false
 	}
@@ -307,4 +339,43 @@ func (m *Model) group(r *llmtest.Request) (llmtest.Reply, bool) {
 		return llmtest.Reply{Content: "Searching X is switched off on this server; setting " + setting + " enables it.", Usage: usage}, true
 	}
 	return llmtest.Reply{Content: GroupAnswer, Usage: usage}, true
+}
+
+// memoryGroup answers the memory group (recognised by its tools): a
+// question that starts with "Remember" is saved with add_memory, any
+// other is looked up with search_memories; then the answer repeats what
+// the tool returned ("Saved: …", "From your memories: …", or that
+// nothing was found).
+func memoryGroup(r *llmtest.Request) (llmtest.Reply, bool) {
+	if !r.HasTool("search_memories") && !strings.Contains(r.System(), "memory of what the person told you") {
+		return llmtest.Reply{}, false
+	}
+	usage := llmtest.Tokens(150, 30)
+	var result string
+	for _, msg := range r.Messages {
+		if msg.Role == llm.RoleTool {
+			result = msg.Content
+		}
+	}
+	q := r.LastUser()
+	if result == "" && r.ToolChoice != "none" && len(r.Tools) > 0 {
+		call := llm.ToolCall{ID: "call_1", Name: "search_memories", Arguments: mustJSON(map[string]any{"query": q})}
+		if rest, ok := strings.CutPrefix(q, "Remember that "); ok {
+			call = llm.ToolCall{ID: "call_1", Name: "add_memory", Arguments: mustJSON(map[string]any{"memory": rest})}
+		}
+		return llmtest.Reply{ToolCalls: []llm.ToolCall{call}, Usage: usage}, true
+	}
+	var out struct {
+		Success  bool                       `json:"success"`
+		Memory   struct{ Content string }   `json:"memory"`
+		Memories []struct{ Content string } `json:"memories"`
+	}
+	_ = json.Unmarshal([]byte(result), &out)
+	switch {
+	case out.Success:
+		return llmtest.Reply{Content: "Saved: " + out.Memory.Content, Usage: usage}, true
+	case len(out.Memories) > 0:
+		return llmtest.Reply{Content: "From your memories: " + out.Memories[0].Content, Usage: usage}, true
+	}
+	return llmtest.Reply{Content: "I have no memory of that.", Usage: usage}, true
 }

@@ -8,8 +8,12 @@ package sovatest
 import (
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,17 +29,20 @@ type Article struct {
 	Slug  string
 	Title string
 	Body  string // paragraphs separated by blank lines; "## " starts a subheading
+	// HTML, when set, is served as the page instead of Body in the
+	// site's boilerplate (real-size pages, realpages.go).
+	HTML string
 }
 
 // DefaultArticles is the default site: pages about the economy in the 1930s.
 func DefaultArticles() []Article {
 	return []Article{
-		{"fdr-fireside", "Roosevelt's first fireside chat on banking", "On March 12, 1933 Franklin D. Roosevelt explained the banking crisis to the nation by radio.\n\nHe said the bank holiday would let sound banks reopen and asked people to keep their money in banks rather than under the mattress.\n\nDeposits returned within weeks, and the panic of the winter ended."},
-		{"hoover-prosperity", "Hoover and the promise of prosperity", "In 1930 Herbert Hoover told Americans that the worst of the depression was over and that prosperity was just around the corner.\n\nUnemployment nonetheless rose from 8 percent in 1930 to 23 percent in 1932.\n\nHis speeches stressed voluntary cooperation between business and government."},
-		{"new-deal-economy", "The New Deal and the economy", "The New Deal combined relief for the unemployed, recovery of industry and reform of finance.\n\nRoosevelt described the economy as a system that government had a duty to repair, speaking of forgotten men at the bottom of the economic pyramid.\n\nGDP grew strongly between 1933 and 1937 before the recession of 1937-38."},
-		{"sotu-1936", "State of the Union 1936", "In his 1936 annual message Roosevelt attacked entrenched greed and described a recovery well under way.\n\nNational income had risen by more than 50 percent since 1933.\n\nHe framed economic security as a right of citizens."},
-		{"dust-bowl", "The Dust Bowl and farm prices", "Farm prices collapsed by 60 percent between 1929 and 1932.\n\nThe Agricultural Adjustment Act of 1933 paid farmers to reduce production.\n\nDrought on the plains turned fields to dust through the middle of the decade."},
-		{"gold-standard", "Leaving the gold standard", "In April 1933 the United States effectively left the gold standard.\n\nRoosevelt argued that a managed currency would raise prices and relieve debtors.\n\nThe Gold Reserve Act of 1934 fixed gold at 35 dollars an ounce."},
+		{Slug: "fdr-fireside", Title: "Roosevelt's first fireside chat on banking", Body: "On March 12, 1933 Franklin D. Roosevelt explained the banking crisis to the nation by radio.\n\nHe said the bank holiday would let sound banks reopen and asked people to keep their money in banks rather than under the mattress.\n\nDeposits returned within weeks, and the panic of the winter ended."},
+		{Slug: "hoover-prosperity", Title: "Hoover and the promise of prosperity", Body: "In 1930 Herbert Hoover told Americans that the worst of the depression was over and that prosperity was just around the corner.\n\nUnemployment nonetheless rose from 8 percent in 1930 to 23 percent in 1932.\n\nHis speeches stressed voluntary cooperation between business and government."},
+		{Slug: "new-deal-economy", Title: "The New Deal and the economy", Body: "The New Deal combined relief for the unemployed, recovery of industry and reform of finance.\n\nRoosevelt described the economy as a system that government had a duty to repair, speaking of forgotten men at the bottom of the economic pyramid.\n\nGDP grew strongly between 1933 and 1937 before the recession of 1937-38."},
+		{Slug: "sotu-1936", Title: "State of the Union 1936", Body: "In his 1936 annual message Roosevelt attacked entrenched greed and described a recovery well under way.\n\nNational income had risen by more than 50 percent since 1933.\n\nHe framed economic security as a right of citizens."},
+		{Slug: "dust-bowl", Title: "The Dust Bowl and farm prices", Body: "Farm prices collapsed by 60 percent between 1929 and 1932.\n\nThe Agricultural Adjustment Act of 1933 paid farmers to reduce production.\n\nDrought on the plains turned fields to dust through the middle of the decade."},
+		{Slug: "gold-standard", Title: "Leaving the gold standard", Body: "In April 1933 the United States effectively left the gold standard.\n\nRoosevelt argued that a managed currency would raise prices and relieve debtors.\n\nThe Gold Reserve Act of 1934 fixed gold at 35 dollars an ounce."},
 	}
 }
 
@@ -74,6 +81,10 @@ func NewSite(t testing.TB, articles []Article) *Site {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if a.HTML != "" {
+			fmt.Fprint(w, a.HTML)
+			return
+		}
 		fmt.Fprint(w, Page(a))
 	}))
 	t.Cleanup(s.Close)
@@ -115,8 +126,9 @@ func Page(a Article) string {
 // see overlapping but different results (dedupe has work to do).
 type SearXNG struct {
 	*httptest.Server
-	mu      sync.Mutex
-	queries []string
+	mu           sync.Mutex
+	queries      []string
+	imageQueries []string
 	// Fail, when set, makes every search answer this status.
 	Fail atomic.Int32
 	// Extra results appended to every answer (e.g. a blocked domain).
@@ -131,6 +143,10 @@ func (s *SearXNG) SetDelay(d time.Duration) { s.delay.Store(int64(d)) }
 func NewSearXNG(t testing.TB, site *Site, articles []Article) *SearXNG {
 	s := &SearXNG{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/img/") {
+			serveImage(w, r)
+			return
+		}
 		if r.URL.Path != "/search" {
 			http.NotFound(w, r)
 			return
@@ -151,6 +167,13 @@ func NewSearXNG(t testing.TB, site *Site, articles []Article) *SearXNG {
 			return
 		}
 		q := r.URL.Query().Get("q")
+		if r.URL.Query().Get("categories") == "images" {
+			s.mu.Lock()
+			s.imageQueries = append(s.imageQueries, q)
+			s.mu.Unlock()
+			s.images(w, site, articles, q)
+			return
+		}
 		s.mu.Lock()
 		s.queries = append(s.queries, q)
 		s.mu.Unlock()
@@ -178,6 +201,52 @@ func NewSearXNG(t testing.TB, site *Site, articles []Article) *SearXNG {
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// images answers a search of the images category as SearXNG does:
+// results with img_src, thumbnail_src and the page's url, the images
+// served by the fake itself (PNGs, /img/{n}.png).
+func (s *SearXNG) images(w http.ResponseWriter, site *Site, articles []Article, q string) {
+	var results []map[string]any
+	for i, a := range articles[:min(len(articles), 4)] {
+		results = append(results, map[string]any{
+			"template": "images.html", "url": site.URL + "/a/" + a.Slug, "title": a.Title + " (photo)", "content": "",
+			"img_src": fmt.Sprintf("%s/img/%d.png", s.URL, i+1), "thumbnail_src": fmt.Sprintf("%s/img/%d.png?thumb=1", s.URL, i+1),
+			"img_format": "png", "resolution": "320 x 200", "engine": "bing images", "engines": []string{"bing images"},
+			"positions": []int{i + 1}, "score": 1.0, "category": "images",
+		})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"query": q, "number_of_results": len(results), "results": results,
+		"answers": []any{}, "corrections": []any{}, "infoboxes": []any{}, "suggestions": []string{}, "unresponsive_engines": [][]string{},
+	})
+}
+
+// serveImage draws the fake's image n: a PNG in a colour of its own.
+func serveImage(w http.ResponseWriter, r *http.Request) {
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/img/"), ".png"))
+	if err != nil || n < 1 || n > 16 {
+		http.NotFound(w, r)
+		return
+	}
+	img := image.NewRGBA(image.Rect(0, 0, 320, 200))
+	hue := []color.RGBA{{70, 110, 180, 255}, {200, 120, 60, 255}, {90, 160, 100, 255}, {160, 80, 150, 255}}[(n-1)%4]
+	for y := range 200 {
+		for x := range 320 {
+			k := uint8((x + y) * 60 / 520)
+			img.Set(x, y, color.RGBA{hue.R - hue.R/4 + k, hue.G - hue.G/4 + k, hue.B - hue.B/4 + k, 255})
+		}
+	}
+	w.Header().Set("Content-Type", "image/png")
+	_ = png.Encode(w, img)
+}
+
+// ImageQueries returns the queries of the images category received.
+func (s *SearXNG) ImageQueries() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.imageQueries...)
 }
 
 // Queries returns the queries received, in order of arrival.
@@ -229,12 +298,17 @@ func (m *Model) respond(r *llmtest.Request) llmtest.Reply {
 	if reply, ok := m.group(r); ok {
 		return reply
 	}
+	if reply, ok := m.extreme(r); ok {
+		return reply
+	}
 	usage := llmtest.Tokens(100, 20)
 	sys := r.System()
 	switch {
 	case r.SchemaName() == "QueryRewrite":
+		// The rewrite writes the first queries too (search mode); a
+		// caller that asks for the rewrite alone ignores them.
 		q := strings.TrimPrefix(r.LastUser(), "Question: ")
-		return llmtest.Reply{Content: mustJSON(map[string]any{"rewritten_query": q + " (rewritten)"}), Usage: usage}
+		return llmtest.Reply{Content: mustJSON(map[string]any{"rewritten_query": q + " (rewritten)", "queries": firstQueries()}), Usage: usage}
 	case r.SchemaName() == "SearchQueries":
 		user := r.LastUser()
 		if strings.Contains(user, "follow-up") {
@@ -244,7 +318,7 @@ func (m *Model) respond(r *llmtest.Request) llmtest.Reply {
 			}
 			return llmtest.Reply{Content: mustJSON(map[string]any{"queries": qs}), Usage: usage}
 		}
-		return llmtest.Reply{Content: mustJSON(map[string]any{"queries": []string{"economy 1930s presidents", "Roosevelt fireside chat economy", "Hoover depression speeches prosperity"}}), Usage: usage}
+		return llmtest.Reply{Content: mustJSON(map[string]any{"queries": firstQueries()}), Usage: usage}
 	case r.SchemaName() == "SynthesizedAnswer":
 		return llmtest.Reply{Content: mustJSON(map[string]any{
 			"reasoning": "The question is simple.", "answer": "Canberra is the capital of Australia.",
@@ -252,12 +326,19 @@ func (m *Model) respond(r *llmtest.Request) llmtest.Reply {
 		}), Usage: usage}
 	case strings.Contains(sys, "summarise a web page"):
 		return llmtest.Reply{Content: "Summary: " + firstLine(r.LastUser(), "Page content:"), Usage: usage}
+	case strings.Contains(sys, "follow-up questions the person might ask"):
+		return llmtest.Reply{Content: "1. What did Hoover say in 1931?\n2. How did the New Deal change banking?\n- Why did recovery stall in 1937?", Usage: usage}
 	case strings.Contains(sys, "short title"):
 		return llmtest.Reply{Content: "Economy in the 1930s", Usage: usage}
 	case strings.Contains(sys, "answers from web sources"):
 		return llmtest.Reply{Content: m.Answer, Usage: llmtest.Tokens(1000, 200)}
 	}
 	return llmtest.Fail(400, "sovatest model: unrecognised request: "+sys)
+}
+
+// firstQueries are the model's first search queries.
+func firstQueries() []string {
+	return []string{"economy 1930s presidents", "Roosevelt fireside chat economy", "Hoover depression speeches prosperity"}
 }
 
 func firstLine(s, after string) string {
@@ -295,5 +376,8 @@ func Env(model *Model, sx *SearXNG, dataDir string) map[string]string {
 		// expect; tests of the web cache turn it on.
 		"SOVA_SEARCH_CACHE_TTL": "0",
 		"SOVA_PAGE_CACHE_TTL":   "0",
+		// Suggestions add a model call to every run; tests of them turn
+		// them on.
+		"SOVA_DISABLE_FOLLOWUPS": "true",
 	}
 }

@@ -430,6 +430,31 @@ func (b *Bleve) Versions(ctx context.Context, space string) ([]DocVersion, error
 	return out, nil
 }
 
+// Chunks implements Index.
+func (b *Bleve) Chunks(ctx context.Context, space, version string, seqs []int) ([]Hit, error) {
+	sp, err := b.acquire(space, false)
+	if sp == nil || err != nil {
+		return []Hit{}, err
+	}
+	defer b.release(sp)
+	ids := make([]string, len(seqs))
+	for i, n := range seqs {
+		ids[i] = chunkID(version, n)
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
+	req.Fields = storedFields
+	res, err := sp.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("spaces: chunks of space %s: %w", space, err)
+	}
+	out := make([]Hit, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		out = append(out, hitOf(space, h.Fields, 0))
+	}
+	slices.SortFunc(out, func(a, b Hit) int { return a.Seq - b.Seq })
+	return out, nil
+}
+
 // Drop implements Index.
 func (b *Bleve) Drop(ctx context.Context, space string) error {
 	dir, err := b.spaceDir(space)

@@ -23,6 +23,9 @@ type Index interface {
 	// Search finds chunks in the query's spaces, best first. A space
 	// without an index yet has no hits.
 	Search(ctx context.Context, q Query) ([]Hit, error)
+	// Chunks returns the chunks of one document version with the given
+	// sequence numbers, in order; numbers it does not hold are left out.
+	Chunks(ctx context.Context, space string, version string, seqs []int) ([]Hit, error)
 	// Drop deletes a space's index.
 	Drop(ctx context.Context, space string) error
 	// Close releases the index; it waits for calls in progress.

@@ -121,7 +121,11 @@ func (s *DB) SetDisabled(ctx context.Context, id string, disabled bool) error {
 
 // DeleteAccount removes an account; its sessions and keys go with it.
 func (s *DB) DeleteAccount(ctx context.Context, id string) error {
-	return s.execOne(ctx, "account", `DELETE FROM accounts WHERE id = ?`, id)
+	if err := s.execOne(ctx, "account", `DELETE FROM accounts WHERE id = ?`, id); err != nil {
+		return err
+	}
+	_, err := s.exec(ctx, `DELETE FROM user_settings WHERE user_id = ?`, id)
+	return err
 }
 
 // CreateSession stores a sign-in session.
@@ -297,4 +301,70 @@ func (s *DB) Usage(ctx context.Context, subject, counter, period string) (int64,
 // DeleteUsageBefore removes counters of earlier periods.
 func (s *DB) DeleteUsageBefore(ctx context.Context, period string) (int64, error) {
 	return rowsChanged(s.exec(ctx, `DELETE FROM usage_counters WHERE period < ?`, period))
+}
+
+// ListUsage returns counters of periods from since on.
+func (s *DB) ListUsage(ctx context.Context, subject, since string) ([]sova.UsageCount, error) {
+	q := `SELECT subject, counter, period, count FROM usage_counters WHERE period >= ?`
+	args := []any{since}
+	if subject != "" {
+		q += ` AND subject = ?`
+		args = append(args, subject)
+	}
+	rows, err := s.query(ctx, q+` ORDER BY period, subject, counter`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list usage: %w", s.d.mapErr(err))
+	}
+	defer rows.Close()
+	out := []sova.UsageCount{}
+	for rows.Next() {
+		var u sova.UsageCount
+		if err := rows.Scan(&u.Subject, &u.Counter, &u.Period, &u.Count); err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// GetAccountByIdentity returns the account signed in with an identity
+// provider's subject.
+func (s *DB) GetAccountByIdentity(ctx context.Context, issuer, subject string) (*sova.Account, error) {
+	a, err := scanAccount(s.queryRow(ctx, `SELECT `+prefixed("a.", accountColumns)+` FROM accounts a
+		JOIN account_identities i ON i.user_id = a.id WHERE i.issuer = ? AND i.subject = ?`, issuer, subject))
+	if isNoRows(err) {
+		return nil, fmt.Errorf("account %w", sova.ErrNotFound)
+	}
+	return a, err
+}
+
+// CreateAccountWithIdentity creates an account and links an identity to it
+// at once: a name already taken is ErrConflict, and so is an identity
+// already linked.
+func (s *DB) CreateAccountWithIdentity(ctx context.Context, a *sova.Account, issuer, subject string) error {
+	if issuer == "" || subject == "" {
+		return fmt.Errorf("%w: an identity needs an issuer and a subject", sova.ErrInvalid)
+	}
+	if a == nil || a.Name == "" || !sova.ValidRole(a.Role) {
+		return fmt.Errorf("%w: an account needs a name and a role (admin, pro or free)", sova.ErrInvalid)
+	}
+	id, err := newID()
+	if err != nil {
+		return err
+	}
+	created := storedTime(time.Now())
+	err = s.inTx(ctx, func(tx conn) error {
+		if _, err := tx.exec(ctx, `INSERT INTO accounts (`+accountColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
+			id, a.Name, a.Role, a.PasswordHash, s.d.time(created), a.Disabled); err != nil {
+			return err
+		}
+		_, err := tx.exec(ctx, `INSERT INTO account_identities (issuer, subject, user_id, created_at) VALUES (?, ?, ?, ?)`,
+			issuer, subject, id, s.d.time(created))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("create account: %w", s.d.mapErr(err))
+	}
+	a.ID, a.CreatedAt = id, created
+	return nil
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,6 +21,9 @@ func TestAccountsContract(t *testing.T) {
 		{"Sessions", testSessions},
 		{"APIKeys", testAPIKeys},
 		{"UsageCounters", testUsageCounters},
+		{"ListUsage", testListUsage},
+		{"Settings", testSettings},
+		{"Identities", testIdentities},
 	}
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -272,4 +276,118 @@ func testUsageCounters(t *testing.T, db database) {
 	if n, err := s.DeleteUsageBefore(ctx, "2025-02-01"); err != nil || n != 3 {
 		t.Errorf("DeleteUsageBefore = %d, %v", n, err)
 	}
+}
+
+func testListUsage(t *testing.T, db database) {
+	s := db.open(t)
+	ctx := t.Context()
+	for _, c := range []sova.UsageCount{
+		uc("ann", "tokens", "2025-01-30", 500), uc("ann", "runs", "2025-01-31", 2), uc("bob", "messages", "2025-01-31", 3),
+		uc("ann", "tokens", "2025-01-31", 1200),
+	} {
+		if _, _, err := s.AddUsage(ctx, c.Subject, c.Counter, c.Period, c.Count, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := s.ListUsage(ctx, "", "2025-01-31")
+	want := []sova.UsageCount{uc("ann", "runs", "2025-01-31", 2), uc("ann", "tokens", "2025-01-31", 1200), uc("bob", "messages", "2025-01-31", 3)}
+	if err != nil || fmt.Sprint(all) != fmt.Sprint(want) {
+		t.Errorf("ListUsage(all, since 31st) = %v, %v; want %v", all, err, want)
+	}
+	ann, err := s.ListUsage(ctx, "ann", "2025-01-01")
+	if err != nil || len(ann) != 3 || ann[0].Period != "2025-01-30" {
+		t.Errorf("ListUsage(ann) = %v, %v", ann, err)
+	}
+	if none, err := s.ListUsage(ctx, "carl", ""); err != nil || none == nil || len(none) != 0 {
+		t.Errorf("ListUsage(nobody) = %#v, %v", none, err)
+	}
+}
+
+func testSettings(t *testing.T, db database) {
+	s := db.open(t)
+	ctx := t.Context()
+	if got, err := s.UserSettings(ctx, "ann"); err != nil || !reflect.DeepEqual(got, sova.UserSettings{}) {
+		t.Fatalf("settings never saved = %+v, %v; want the zero value", got, err)
+	}
+	ann := sova.UserSettings{CustomInstructions: "Answer briefly.\nCite papers.", Language: "ru", TimeZone: "Europe/Moscow",
+		Model: "gpt-4o", Preferences: map[string]string{"units": "metric"}}
+	if err := s.PutUserSettings(ctx, "ann", ann); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutUserSettings(ctx, "bob", sova.UserSettings{Language: "en"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.UserSettings(ctx, "ann"); err != nil || !reflect.DeepEqual(got, ann) {
+		t.Errorf("ann's settings = %+v, %v; want %+v", got, err, ann)
+	}
+	ann.Preferences, ann.CustomInstructions = nil, ""
+	if err := s.PutUserSettings(ctx, "ann", ann); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.UserSettings(ctx, "ann"); err != nil || !reflect.DeepEqual(got, ann) {
+		t.Errorf("replaced settings = %+v, %v; want %+v", got, err, ann)
+	}
+	if got, _ := s.UserSettings(ctx, "bob"); got.Language != "en" || got.TimeZone != "" {
+		t.Errorf("bob's settings = %+v", got)
+	}
+	if err := s.PutUserSettings(ctx, "", ann); !errors.Is(err, sova.ErrInvalid) {
+		t.Errorf("settings without a user: %v", err)
+	}
+	// Deleting an account deletes its settings.
+	acc := &sova.Account{Name: "carl", Role: sova.RoleFree}
+	if err := s.CreateAccount(ctx, acc); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutUserSettings(ctx, acc.ID, sova.UserSettings{Language: "de"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteAccount(ctx, acc.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.UserSettings(ctx, acc.ID); got.Language != "" {
+		t.Errorf("settings outlived their account: %+v", got)
+	}
+}
+
+func testIdentities(t *testing.T, db database) {
+	s := db.open(t)
+	ctx := t.Context()
+	const iss = "https://id.example"
+	if _, err := s.GetAccountByIdentity(ctx, iss, "sub-1"); !errors.Is(err, sova.ErrNotFound) {
+		t.Fatalf("unknown identity: %v", err)
+	}
+	a := &sova.Account{Name: "jane", Role: sova.RoleFree}
+	if err := s.CreateAccountWithIdentity(ctx, a, iss, "sub-1"); err != nil || a.ID == "" {
+		t.Fatalf("create: %+v %v", a, err)
+	}
+	got, err := s.GetAccountByIdentity(ctx, iss, "sub-1")
+	if err != nil || got.ID != a.ID || got.Name != "jane" {
+		t.Errorf("by identity = %+v, %v", got, err)
+	}
+	if _, err := s.GetAccountByIdentity(ctx, "https://other.example", "sub-1"); !errors.Is(err, sova.ErrNotFound) {
+		t.Errorf("same subject, other issuer: %v", err)
+	}
+	// A taken name or a linked identity creates nothing.
+	if err := s.CreateAccountWithIdentity(ctx, &sova.Account{Name: "jane", Role: sova.RoleFree}, iss, "sub-2"); !errors.Is(err, sova.ErrConflict) {
+		t.Errorf("taken name: %v", err)
+	}
+	if _, err := s.GetAccountByIdentity(ctx, iss, "sub-2"); !errors.Is(err, sova.ErrNotFound) {
+		t.Errorf("a failed creation linked its identity: %v", err)
+	}
+	if err := s.CreateAccountWithIdentity(ctx, &sova.Account{Name: "jane2", Role: sova.RoleFree}, iss, "sub-1"); !errors.Is(err, sova.ErrConflict) {
+		t.Errorf("linked identity: %v", err)
+	}
+	if _, err := s.GetAccountByName(ctx, "jane2"); !errors.Is(err, sova.ErrNotFound) {
+		t.Errorf("a failed creation left its account: %v", err)
+	}
+	if err := s.DeleteAccount(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetAccountByIdentity(ctx, iss, "sub-1"); !errors.Is(err, sova.ErrNotFound) {
+		t.Errorf("identity outlived its account: %v", err)
+	}
+}
+
+func uc(subject, counter, period string, n int64) sova.UsageCount {
+	return sova.UsageCount{Subject: subject, Counter: counter, Period: period, Count: n}
 }

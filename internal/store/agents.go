@@ -228,6 +228,20 @@ func (s *DB) DeleteFinishedAgents(ctx context.Context, before time.Time) (int, e
 	return int(n), nil
 }
 
+// FailOrphanedAgents implements sova.AgentStore.
+func (s *DB) FailOrphanedAgents(ctx context.Context, reason string) (int, error) {
+	n, err := rowsChanged(s.exec(ctx, `UPDATE agents SET state = ?, error = ?, updated_at = ?
+		WHERE state IN (?, ?)
+		  AND EXISTS (SELECT 1 FROM runs r WHERE r.user_id = agents.user_id AND (r.id = agents.id OR r.origin_id = agents.id))
+		  AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.user_id = agents.user_id AND r.state = ?
+			  AND (r.id = agents.id OR r.origin_id = agents.id))`,
+		sova.AgentFailed, reason, s.d.time(storedTime(time.Now())), sova.AgentInited, sova.AgentResearching, sova.RunRunning))
+	if err != nil {
+		return 0, fmt.Errorf("store: fail orphaned agents: %w", err)
+	}
+	return int(n), nil
+}
+
 // FailStaleAgents implements sova.AgentStore.
 func (s *DB) FailStaleAgents(ctx context.Context, before time.Time, reason string) (int, error) {
 	n, err := rowsChanged(s.exec(ctx, `UPDATE agents SET state = ?, error = ?, updated_at = ?

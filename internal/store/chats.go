@@ -236,11 +236,11 @@ func (s *DB) AddMessage(ctx context.Context, userID string, m *sova.Message) err
 			return err
 		}
 		_, err := tx.exec(ctx, `INSERT INTO messages (id, chat_id, role, content, parts, sources,
-			input_tokens, output_tokens, total_tokens, model, finish_reason, mode, tool_calls, error, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			input_tokens, output_tokens, total_tokens, model, finish_reason, mode, tool_calls, error, reply_to, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			m.ID, m.ChatID, m.Role, m.Content, jsonArg(r.parts), jsonArg(r.sources),
 			r.inputTokens, r.outputTokens, r.totalTokens, m.Model, m.FinishReason, m.Mode,
-			jsonArg(r.toolCalls), m.Error, created)
+			jsonArg(r.toolCalls), m.Error, m.ReplyTo, created)
 		return err
 	})
 	if err != nil {
@@ -261,7 +261,7 @@ func (s *DB) ListMessages(ctx context.Context, userID, chatID string) ([]sova.Me
 	}
 	rows, err := s.query(ctx, `SELECT m.id, m.chat_id, m.role, m.content, m.parts, m.sources,
 		m.input_tokens, m.output_tokens, m.total_tokens, m.model, m.finish_reason, m.mode,
-		m.tool_calls, m.error, m.created_at
+		m.tool_calls, m.error, m.reply_to, m.created_at
 		FROM messages m JOIN chats c ON c.id = m.chat_id
 		WHERE m.chat_id = ? AND c.user_id = ?
 		ORDER BY m.created_at, m.seq`, chatID, userID)
@@ -277,7 +277,7 @@ func (s *DB) ListMessages(ctx context.Context, userID, chatID string) ([]sova.Me
 		)
 		if err := rows.Scan(&m.ID, &m.ChatID, &m.Role, &m.Content, &r.parts, &r.sources,
 			&r.inputTokens, &r.outputTokens, &r.totalTokens, &m.Model, &m.FinishReason, &m.Mode,
-			&r.toolCalls, &m.Error, scanTime(&m.CreatedAt)); err != nil {
+			&r.toolCalls, &m.Error, &m.ReplyTo, scanTime(&m.CreatedAt)); err != nil {
 			return nil, fmt.Errorf("store: list messages of chat %s: %w", chatID, err)
 		}
 		if err := r.decode(&m); err != nil {

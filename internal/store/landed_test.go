@@ -68,7 +68,7 @@ func TestSQLiteOpensLandedDatabase(t *testing.T) {
 	}
 	assertJSONEqual(t, "event", evs[1].Event, json.RawMessage(`{"seq":2,"type":"finish"}`))
 	files, err := s.RunFiles(ctx, "run-1")
-	if err != nil || len(files) != 1 || files[0].Path != "main.md" || files[0].Size != len("# Main") || files[0].UpdatedAt.IsZero() {
+	if err != nil || len(files) != 1 || files[0].Path != "main.md" || files[0].Size != len("# Main") || files[0].ContentType != sova.TextFileType || files[0].UpdatedAt.IsZero() {
 		t.Errorf("RunFiles = %+v, %v", files, err)
 	}
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/sova-ai/sova"
@@ -54,6 +56,13 @@ func OpenPostgres(ctx context.Context, databaseURL string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
+	if !strings.Contains(databaseURL, "pool_max_conns") {
+		// pgx's default (the number of CPUs, at least 4) leaves hundreds
+		// of concurrent runs queueing for a connection: their reads of
+		// chats, workspaces and caches wait, not only their writes (which
+		// one event writer per process makes few).
+		cfg.MaxConns = int32(max(defaultPoolConns, 4*runtime.NumCPU()))
+	}
 	if err := migratePostgres(ctx, cfg.ConnConfig.Copy()); err != nil {
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
@@ -67,6 +76,9 @@ func OpenPostgres(ctx context.Context, databaseURL string) (*DB, error) {
 	}
 	return newDB(stdlib.OpenDBFromPool(pool), postgresDialect, pool.Close), nil
 }
+
+// defaultPoolConns is the least pool size when the URL names none.
+const defaultPoolConns = 16
 
 // migratePostgres runs the migrations over database/sql, holding an
 // advisory lock named after the database and schema being migrated.

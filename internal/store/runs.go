@@ -62,7 +62,7 @@ func (rr runRow) decode(r *sova.Run) error {
 	return nil
 }
 
-const runColumns = `id, user_id, chat_id, mode, state, question, input, pause, error, report, message_id, usage, last_seq, created_at, updated_at`
+const runColumns = `id, user_id, chat_id, mode, state, question, input, pause, error, report, message_id, usage, last_seq, retry_of, origin_id, node_id, lease_until, created_at, updated_at`
 
 var _ sova.RunStore = (*DB)(nil)
 
@@ -75,9 +75,9 @@ func (s *DB) CreateRun(ctx context.Context, r *sova.Run) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.exec(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err = s.exec(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.UserID, nullString(r.ChatID), r.Mode, r.State, r.Question, jsonArg(r.Input), jsonArg(r.Pause),
-		r.Error, r.Report, r.MessageID, jsonArg(u), r.LastSeq, s.d.time(r.CreatedAt), s.d.time(r.UpdatedAt))
+		r.Error, r.Report, r.MessageID, jsonArg(u), r.LastSeq, r.RetryOf, r.OriginID, r.NodeID, s.d.time(storedTime(r.LeaseUntil)), s.d.time(r.CreatedAt), s.d.time(r.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("store: create run: %w", err)
 	}
@@ -91,9 +91,11 @@ func (s *DB) UpdateRun(ctx context.Context, r *sova.Run) error {
 		return err
 	}
 	r.UpdatedAt = storedTime(time.Now())
-	err = s.execOne(ctx, "run", `UPDATE runs SET state=?, pause=?, error=?, report=?, message_id=?, usage=?, last_seq=?, input=?, updated_at=?
+	err = s.execOne(ctx, "run", `UPDATE runs SET state=?, pause=?, error=?, report=?, message_id=?, usage=?, last_seq=?, input=?, updated_at=?,
+		node_id=?, lease_until=?
 		WHERE id=? AND user_id=?`,
-		r.State, jsonArg(r.Pause), r.Error, r.Report, r.MessageID, jsonArg(u), r.LastSeq, jsonArg(r.Input), s.d.time(r.UpdatedAt), r.ID, r.UserID)
+		r.State, jsonArg(r.Pause), r.Error, r.Report, r.MessageID, jsonArg(u), r.LastSeq, jsonArg(r.Input), s.d.time(r.UpdatedAt),
+		r.NodeID, s.d.time(storedTime(r.LeaseUntil)), r.ID, r.UserID)
 	if err != nil {
 		return fmt.Errorf("store: update run %s: %w", r.ID, err)
 	}
@@ -105,7 +107,7 @@ func scanRun(row interface{ Scan(...any) error }) (*sova.Run, error) {
 	var r sova.Run
 	var rr runRow
 	if err := row.Scan(&r.ID, &r.UserID, &rr.chatID, &r.Mode, &r.State, &r.Question, &rr.input, &rr.pause, &r.Error, &r.Report,
-		&r.MessageID, &rr.usage, &r.LastSeq, scanTime(&r.CreatedAt), scanTime(&r.UpdatedAt)); err != nil {
+		&r.MessageID, &rr.usage, &r.LastSeq, &r.RetryOf, &r.OriginID, &r.NodeID, scanTime(&r.LeaseUntil), scanTime(&r.CreatedAt), scanTime(&r.UpdatedAt)); err != nil {
 		if isNoRows(err) {
 			return nil, sova.ErrNotFound
 		}
@@ -133,6 +135,15 @@ func (s *DB) LatestRun(ctx context.Context, userID, chatID string) (*sova.Run, e
 	return r, nil
 }
 
+// RestartOf implements sova.RunStore.
+func (s *DB) RestartOf(ctx context.Context, userID, runID string) (*sova.Run, error) {
+	r, err := scanRun(s.queryRow(ctx, `SELECT `+runColumns+` FROM runs WHERE retry_of=? AND user_id=?`, runID, userID))
+	if err != nil {
+		return nil, fmt.Errorf("store: restart of run %s: %w", runID, err)
+	}
+	return r, nil
+}
+
 // RunsInState implements sova.RunStore.
 func (s *DB) RunsInState(ctx context.Context, state string) ([]sova.Run, error) {
 	rows, err := s.query(ctx, `SELECT `+runColumns+` FROM runs WHERE state=? ORDER BY created_at`, state)
@@ -151,6 +162,75 @@ func (s *DB) RunsInState(ctx context.Context, state string) ([]sova.Run, error) 
 	return out, rows.Err()
 }
 
+// RenewLeases implements sova.RunStore.
+func (s *DB) RenewLeases(ctx context.Context, nodeID string, until time.Time) ([]string, error) {
+	if _, err := s.exec(ctx, `UPDATE runs SET lease_until=? WHERE node_id=? AND state='running'`, s.d.time(storedTime(until)), nodeID); err != nil {
+		return nil, fmt.Errorf("store: renew leases of node %s: %w", nodeID, err)
+	}
+	rows, err := s.query(ctx, `SELECT id FROM runs WHERE node_id=? AND state='running'`, nodeID)
+	if err != nil {
+		return nil, fmt.Errorf("store: runs of node %s: %w", nodeID, err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// ClaimRun implements sova.RunStore. The claim is one conditional UPDATE:
+// the database serialises concurrent updates of a row and re-checks the
+// condition for the second, so of several nodes one changes the row.
+func (s *DB) ClaimRun(ctx context.Context, runID, nodeID string, now, until time.Time) error {
+	res, err := s.exec(ctx, `UPDATE runs SET node_id=?, lease_until=?
+		WHERE id=? AND state='running' AND (node_id=? OR lease_until<?)`,
+		nodeID, s.d.time(storedTime(until)), runID, nodeID, s.d.time(storedTime(now)))
+	if err != nil {
+		return fmt.Errorf("store: claim run %s: %w", runID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	var state string
+	if err := s.queryRow(ctx, `SELECT state FROM runs WHERE id=?`, runID).Scan(&state); err != nil || state != sova.RunRunning {
+		return fmt.Errorf("store: claim run %s: not running: %w", runID, sova.ErrNotFound)
+	}
+	return fmt.Errorf("store: claim run %s: another node holds it: %w", runID, sova.ErrConflict)
+}
+
+// ReleaseRun implements sova.RunStore.
+func (s *DB) ReleaseRun(ctx context.Context, runID, nodeID string) error {
+	if _, err := s.exec(ctx, `UPDATE runs SET node_id='', lease_until=? WHERE id=? AND node_id=? AND state='running'`,
+		s.d.time(storedTime(time.UnixMilli(0))), runID, nodeID); err != nil {
+		return fmt.Errorf("store: release run %s: %w", runID, err)
+	}
+	return nil
+}
+
+// OrphanedRuns implements sova.RunStore.
+func (s *DB) OrphanedRuns(ctx context.Context, nodeID string, now time.Time) ([]sova.Run, error) {
+	rows, err := s.query(ctx, `SELECT `+runColumns+` FROM runs WHERE state='running' AND (lease_until<? OR node_id=?) ORDER BY created_at`,
+		s.d.time(storedTime(now)), nodeID)
+	if err != nil {
+		return nil, fmt.Errorf("store: orphaned runs: %w", err)
+	}
+	defer rows.Close()
+	out := []sova.Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: orphaned runs: %w", err)
+		}
+		out = append(out, *r)
+	}
+	return out, rows.Err()
+}
+
 // eventRows is how many events one INSERT writes: three parameters each,
 // within SQLite's oldest limit of 999.
 const eventRows = 300
@@ -159,13 +239,26 @@ const eventRows = 300
 // INSERT (one round trip to PostgreSQL), or one transaction of several for
 // a batch longer than eventRows: all of it is stored or none.
 func (s *DB) AppendRunEvents(ctx context.Context, runID string, events []sova.RunEvent) error {
+	evs := make([]sova.RunEvent, len(events))
+	for i, e := range events {
+		evs[i] = sova.RunEvent{RunID: runID, Seq: e.Seq, Event: e.Event}
+	}
+	if err := s.AppendEvents(ctx, evs); err != nil {
+		return fmt.Errorf("store: run %s: %w", runID, err)
+	}
+	return nil
+}
+
+// AppendEvents implements sova.RunStore: multi-row INSERTs of up to
+// eventRows events, in one transaction when there is more than one.
+func (s *DB) AppendEvents(ctx context.Context, events []sova.RunEvent) error {
 	if len(events) == 0 {
 		return nil
 	}
 	insert := func(c conn, evs []sova.RunEvent) error {
 		args := make([]any, 0, 3*len(evs))
 		for _, e := range evs {
-			args = append(args, runID, e.Seq, string(e.Event))
+			args = append(args, e.RunID, e.Seq, string(e.Event))
 		}
 		_, err := c.exec(ctx, `INSERT INTO run_events (run_id, seq, event) VALUES (?,?,?)`+
 			strings.Repeat(`,(?,?,?)`, len(evs)-1), args...)
@@ -185,7 +278,7 @@ func (s *DB) AppendRunEvents(ctx context.Context, runID string, events []sova.Ru
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("store: append %d events of run %s: %w", len(events), runID, err)
+		return fmt.Errorf("store: append %d run events: %w", len(events), err)
 	}
 	return nil
 }
@@ -212,31 +305,63 @@ func (s *DB) RunEvents(ctx context.Context, runID string, after int64) ([]sova.R
 
 // PutRunFile implements sova.RunStore.
 func (s *DB) PutRunFile(ctx context.Context, runID, path, content string) error {
-	_, err := s.exec(ctx, `INSERT INTO run_files (run_id, path, content, updated_at) VALUES (?,?,?,?)
-		ON CONFLICT (run_id, path) DO UPDATE SET content=excluded.content, updated_at=excluded.updated_at`,
-		runID, path, content, s.d.time(storedTime(time.Now())))
+	_, err := s.exec(ctx, `INSERT INTO run_files (run_id, path, content, data, content_type, updated_at) VALUES (?,?,?,NULL,?,?)
+		ON CONFLICT (run_id, path) DO UPDATE SET content=excluded.content, data=NULL, content_type=excluded.content_type, updated_at=excluded.updated_at`,
+		runID, path, content, sova.TextFileType, s.d.time(storedTime(time.Now())))
 	if err != nil {
 		return fmt.Errorf("store: put run file %s: %w", path, err)
 	}
 	return nil
 }
 
-// RunFile implements sova.RunStore.
+// PutRunFileBytes implements sova.RunStore: the bytes go to the data
+// column (BLOB, bytea), the text column stays empty.
+func (s *DB) PutRunFileBytes(ctx context.Context, runID, path, contentType string, data []byte) error {
+	if contentType == "" {
+		contentType = "application/octet-stream"
+	}
+	if data == nil {
+		data = []byte{} // NULL marks a text file
+	}
+	_, err := s.exec(ctx, `INSERT INTO run_files (run_id, path, content, data, content_type, updated_at) VALUES (?,?,'',?,?,?)
+		ON CONFLICT (run_id, path) DO UPDATE SET content='', data=excluded.data, content_type=excluded.content_type, updated_at=excluded.updated_at`,
+		runID, path, data, contentType, s.d.time(storedTime(time.Now())))
+	if err != nil {
+		return fmt.Errorf("store: put run file %s: %w", path, err)
+	}
+	return nil
+}
+
+// RunFile implements sova.RunStore; a file of bytes comes back as a
+// string of them.
 func (s *DB) RunFile(ctx context.Context, runID, path string) (string, error) {
-	var content string
-	err := s.queryRow(ctx, `SELECT content FROM run_files WHERE run_id=? AND path=?`, runID, path).Scan(&content)
+	data, _, err := s.RunFileBytes(ctx, runID, path)
+	return string(data), err
+}
+
+// RunFileBytes implements sova.RunStore.
+func (s *DB) RunFileBytes(ctx context.Context, runID, path string) ([]byte, string, error) {
+	var (
+		content, ctype string
+		data           []byte
+	)
+	err := s.queryRow(ctx, `SELECT content, data, content_type FROM run_files WHERE run_id=? AND path=?`, runID, path).Scan(&content, &data, &ctype)
 	if isNoRows(err) {
-		return "", fmt.Errorf("store: run file %s: %w", path, sova.ErrNotFound)
+		return nil, "", fmt.Errorf("store: run file %s: %w", path, sova.ErrNotFound)
 	}
 	if err != nil {
-		return "", fmt.Errorf("store: run file %s: %w", path, err)
+		return nil, "", fmt.Errorf("store: run file %s: %w", path, err)
 	}
-	return content, nil
+	if data == nil {
+		data = []byte(content)
+	}
+	return data, ctype, nil
 }
 
 // RunFiles implements sova.RunStore.
 func (s *DB) RunFiles(ctx context.Context, runID string) ([]sova.RunFile, error) {
-	rows, err := s.query(ctx, `SELECT path, octet_length(content), updated_at FROM run_files WHERE run_id=? ORDER BY path`, runID)
+	rows, err := s.query(ctx, `SELECT path, octet_length(content) + COALESCE(octet_length(data), 0), content_type, updated_at
+		FROM run_files WHERE run_id=? ORDER BY path`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("store: run files: %w", err)
 	}
@@ -244,7 +369,7 @@ func (s *DB) RunFiles(ctx context.Context, runID string) ([]sova.RunFile, error)
 	out := []sova.RunFile{}
 	for rows.Next() {
 		var f sova.RunFile
-		if err := rows.Scan(&f.Path, &f.Size, scanTime(&f.UpdatedAt)); err != nil {
+		if err := rows.Scan(&f.Path, &f.Size, &f.ContentType, scanTime(&f.UpdatedAt)); err != nil {
 			return nil, fmt.Errorf("store: run files: %w", err)
 		}
 		out = append(out, f)

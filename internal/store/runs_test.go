@@ -1,6 +1,8 @@
 package store_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +20,17 @@ func TestRunsContract(t *testing.T) {
 			testRuns(t, b.newDatabase(t))
 		})
 	}
+}
+
+func mustEvents(t *testing.T, s interface {
+	RunEvents(ctx context.Context, runID string, after int64) ([]sova.RunEvent, error)
+}, runID string) []sova.RunEvent {
+	t.Helper()
+	evs, err := s.RunEvents(t.Context(), runID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
 }
 
 func testRuns(t *testing.T, db database) {
@@ -59,6 +72,46 @@ func testRuns(t *testing.T, db database) {
 	var ev event.Event
 	if err := json.Unmarshal(got[2].Event, &ev); err != nil || ev.Text != "5" {
 		t.Errorf("event 5 = %s (%v)", got[2].Event, err)
+	}
+
+	// Events of several runs in one write: all stored, or none (a repeated
+	// number, or a run that does not exist, refuses the whole write).
+	mixed := []sova.RunEvent{
+		{RunID: r.ID, Seq: 6, Event: json.RawMessage(`{"type":"text-delta","text":"6"}`)},
+		{RunID: orphan.ID, Seq: 1, Event: json.RawMessage(`{"type":"start"}`)},
+	}
+	if err := s.AppendEvents(ctx, append(mixed, sova.RunEvent{RunID: "no-such-run", Seq: 1, Event: json.RawMessage(`{}`)})); !errors.Is(err, sova.ErrNotFound) {
+		t.Errorf("a write naming a missing run: %v", err)
+	}
+	if err := s.AppendEvents(ctx, append(mixed, evs[0])); err == nil {
+		t.Error("a write repeating a number was accepted")
+	}
+	if got, _ := s.RunEvents(ctx, orphan.ID, 0); len(got) != 0 {
+		t.Fatalf("a refused write stored %d events", len(got))
+	}
+	if err := s.AppendEvents(ctx, mixed); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := mustEvents(t, s, r.ID), mustEvents(t, s, orphan.ID); len(a) != 6 || len(b) != 1 {
+		t.Errorf("after a write of two runs: %d and %d events", len(a), len(b))
+	}
+	// A restart is unique per run restarted, and found by it.
+	re := &sova.Run{UserID: "ann", Mode: "search", State: sova.RunCompleted, RetryOf: orphan.ID, OriginID: orphan.ID}
+	if err := s.CreateRun(ctx, re); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateRun(ctx, &sova.Run{UserID: "ann", Mode: "search", State: sova.RunCompleted, RetryOf: orphan.ID}); !errors.Is(err, sova.ErrConflict) {
+		t.Errorf("a second restart of a run: %v", err)
+	}
+	if got, err := s.RestartOf(ctx, "ann", orphan.ID); err != nil || got.ID != re.ID || got.OriginID != orphan.ID {
+		t.Errorf("restart of the run: %+v %v", got, err)
+	}
+	if _, err := s.RestartOf(ctx, "bob", orphan.ID); !errors.Is(err, sova.ErrNotFound) {
+		t.Errorf("another user's restart: %v", err)
+	}
+	// One running run per chat.
+	if err := s.CreateRun(ctx, &sova.Run{UserID: "ann", ChatID: chat.ID, Mode: "search", State: sova.RunRunning}); !errors.Is(err, sova.ErrConflict) {
+		t.Errorf("a second running run in a chat: %v", err)
 	}
 
 	// Update, get, latest, by state; another user sees nothing.
@@ -106,6 +159,39 @@ func testRuns(t *testing.T, db database) {
 	}
 	if _, err := s.RunFile(ctx, r.ID, "nope.md"); !errors.Is(err, sova.ErrNotFound) {
 		t.Errorf("missing file: %v", err)
+	}
+	// Files of bytes (charts, PDFs) keep every byte and their type; a
+	// text file read as bytes is its text with the text type.
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe\x00")
+	if err := s.PutRunFileBytes(ctx, r.ID, "charts/code_1/chart_1.png", "image/png", png); err != nil {
+		t.Fatal(err)
+	}
+	if b, ct, err := s.RunFileBytes(ctx, r.ID, "charts/code_1/chart_1.png"); err != nil || !bytes.Equal(b, png) || ct != "image/png" {
+		t.Errorf("bytes file: %q %q %v", b, ct, err)
+	}
+	if b, ct, err := s.RunFileBytes(ctx, r.ID, "main2.md"); err != nil || string(b) != "Москва" || ct != sova.TextFileType {
+		t.Errorf("text file as bytes: %q %q %v", b, ct, err)
+	}
+	if err := s.PutRunFileBytes(ctx, r.ID, "empty.bin", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, ct, err := s.RunFileBytes(ctx, r.ID, "empty.bin"); err != nil || len(b) != 0 || ct != "application/octet-stream" {
+		t.Errorf("empty bytes file: %q %q %v", b, ct, err)
+	}
+	// Writing a path as text again makes it a text file.
+	if err := s.PutRunFile(ctx, r.ID, "empty.bin", "text now"); err != nil {
+		t.Fatal(err)
+	}
+	if b, ct, err := s.RunFileBytes(ctx, r.ID, "empty.bin"); err != nil || string(b) != "text now" || ct != sova.TextFileType {
+		t.Errorf("bytes file rewritten as text: %q %q %v", b, ct, err)
+	}
+	files, err = s.RunFiles(ctx, r.ID)
+	if err != nil || len(files) != 5 || files[0].Path != "agents/agent_1.md" || files[1].Path != "charts/code_1/chart_1.png" ||
+		files[1].Size != len(png) || files[1].ContentType != "image/png" || files[3].ContentType != sova.TextFileType {
+		t.Errorf("files with bytes: %v %+v", err, files)
+	}
+	if _, _, err := s.RunFileBytes(ctx, r.ID, "nope.png"); !errors.Is(err, sova.ErrNotFound) {
+		t.Errorf("missing bytes file: %v", err)
 	}
 	if err := s.DeleteRunFiles(ctx, r.ID); err != nil {
 		t.Fatal(err)

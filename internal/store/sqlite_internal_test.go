@@ -113,8 +113,14 @@ func assertMigrated(ctx context.Context, t *testing.T, s *DB) {
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM goose_db_version WHERE version_id > 0`).Scan(&applied); err != nil {
 		t.Fatal(err)
 	}
-	if int64(applied) != target {
-		t.Errorf("goose_db_version has %d applied migrations, want %d (a migration ran twice?)", applied, target)
+	// Numbers may have gaps (features land in any order), so the files
+	// are counted, not the highest number.
+	files, err := fs.Glob(mustSub(t, "sqlite"), "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if applied != len(files) {
+		t.Errorf("goose_db_version has %d applied migrations, want %d (a migration ran twice?)", applied, len(files))
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sova-ai/sova"
 )
@@ -29,12 +30,22 @@ const SQLiteFileName = "sova.db"
 // sova.RunStore, ...). Implementations are safe for concurrent use.
 // Timestamps are kept with millisecond precision and returned in UTC.
 type Store interface {
-	sova.ChatStore    // chats and messages (chats.go)
-	sova.SpaceStore   // document spaces (spaces.go)
-	sova.RunStore     // runs, their event logs and workspace files (runs.go)
-	sova.AgentStore   // schema-guided reasoning agents (agents.go)
-	sova.CacheStore   // web search and page cache (cache.go)
-	sova.AccountStore // accounts, sessions, API keys, usage counters (accounts.go)
+	sova.ChatStore      // chats and messages (chats.go)
+	sova.SpaceStore     // document spaces (spaces.go)
+	sova.RunStore       // runs, their event logs and workspace files (runs.go)
+	sova.AgentStore     // schema-guided reasoning agents (agents.go)
+	sova.CacheStore     // web search and page cache (cache.go)
+	sova.AccountStore   // accounts, sessions, API keys, usage counters (accounts.go)
+	sova.MCPServerStore // users' own MCP servers (mcpservers.go)
+	sova.MessageStore   // messages across a user's chats (mcpservers.go)
+	sova.MemoryStore    // memories (memories.go)
+	sova.ConnectorStore // connected sources of spaces (connectors.go)
+	sova.SettingsStore  // each user's settings (settings.go)
+
+	// CompactRunEvents and PurgeRunEvents bound finished runs' event logs
+	// (retention.go).
+	CompactRunEvents(ctx context.Context, before time.Time, limit int) (runs int, removed int64, err error)
+	PurgeRunEvents(ctx context.Context, before time.Time) (int64, error)
 
 	// Ping checks that the database is reachable.
 	Ping(ctx context.Context) error

@@ -13,8 +13,10 @@ import (
 	"github.com/sova-ai/sova/internal/coins"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
+	"github.com/sova-ai/sova/internal/flights"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/markets"
+	"github.com/sova-ai/sova/internal/movies"
 	"github.com/sova-ai/sova/internal/places"
 	"github.com/sova-ai/sova/internal/reddit"
 	"github.com/sova-ai/sova/internal/search"
@@ -87,6 +89,18 @@ type Providers struct {
 	Markets *markets.Client
 	// Coins asks CoinGecko (coin_data, coin_ohlc, coin_data_by_contract).
 	Coins *coins.Client
+
+	// Memory keeps the person's memories (search_memories, add_memory).
+	Memory Memories
+	// Connectors lists the spaces kept in sync with a source; with
+	// Documents, connectors_search searches them.
+	Connectors ConnectorLister
+	// Flights tracks flights (track_flight); nil without
+	// AVIATIONSTACK_API_KEY.
+	Flights *flights.Client
+	// Movies finds films and series (movie_or_tv_search); nil without
+	// TMDB_API_KEY.
+	Movies *movies.Client
 }
 
 // Run is what one run's tools share: the providers, where their progress

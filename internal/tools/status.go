@@ -134,6 +134,34 @@ func (p Providers) Status(name string) (s Status, ok bool) {
 			s.Provider = "coingecko"
 			s.Note = "COINGECKO_API_KEY raises CoinGecko's rate limit"
 		}
+	case SearchMemoriesName, AddMemoryName:
+		s.Settings = []string{"SUPERMEMORY_API_KEY", "SOVA_SUPERMEMORY_URL"}
+		s.Available = p.Memory != nil
+		if p.Memory != nil {
+			s.Provider = p.Memory.Name()
+			if s.Provider != "supermemory" {
+				s.Note = "SUPERMEMORY_API_KEY keeps the memories in Supermemory instead"
+			}
+		}
+	case ConnectorsSearchName:
+		s.Settings = []string{"SOVA_CONNECTORS_SYNC_INTERVAL"}
+		s.Available = p.Connectors != nil && p.Documents != nil
+		s.Provider = "connected spaces"
+		if !s.Available {
+			s.Provider, s.Reason = "", "document spaces are not available"
+		}
+	case TrackFlightName:
+		s.Settings = []string{"AVIATIONSTACK_API_KEY", "SOVA_AVIATIONSTACK_URL"}
+		s.Available = p.Flights != nil
+		if p.Flights != nil {
+			s.Provider = "aviationstack"
+		}
+	case MovieOrTVSearchName:
+		s.Settings = []string{"TMDB_API_KEY", "SOVA_TMDB_URL"}
+		s.Available = p.Movies != nil
+		if p.Movies != nil {
+			s.Provider = "tmdb"
+		}
 	case CodeInterpreterName:
 		s.Settings = []string{"SOVA_SANDBOX_ENABLED", "SOVA_SANDBOX_BWRAP", "SOVA_SANDBOX_PYTHON"}
 		s.Available = p.Sandbox != nil

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -20,9 +21,17 @@ type MultiWebSearchOptions struct {
 	Results, MaxResults int
 	// ContentRunes clips each result's text (default 1000).
 	ContentRunes int
-	Language     string
-	BlockList    search.BlockList
+	// Images is how many images a query asks the image search for, in
+	// parallel with its results, when the search provider has one
+	// (default 4; negative: none).
+	Images    int
+	Language  string
+	BlockList search.BlockList
 }
+
+// maxImagesPerQuery bounds the images of one query: the image search's
+// and the results' own.
+const maxImagesPerQuery = 12
 
 // MultiWebSearchArgs are the web group's web_search arguments (000 §3.1).
 type MultiWebSearchArgs struct {
@@ -58,17 +67,25 @@ type WebResult struct {
 	Author        string `json:"author,omitempty"`
 }
 
-// WebImage is an image found with a query's results.
+// WebImage is an image found for a query: by the provider's image search
+// or with a result. The page shows it through the image proxy.
 type WebImage struct {
 	URL         string `json:"url"`
 	Description string `json:"description"`
+	// Thumbnail is a smaller copy, when the provider has one.
+	Thumbnail string `json:"thumbnail,omitempty"`
+	// Source is the page the image is on.
+	Source string `json:"source,omitempty"`
 }
 
 // MultiWebSearch is the web group's web_search (seed 000 §3.1): 1–5
 // queries (3–5 asked for) in parallel over the run's search chain, each
 // with its result count and topic, results de-duplicated and without
-// blocked sites; each query shows as data-query_completion. A query that
-// fails is reported in its search; the call fails when every query did.
+// blocked sites; each query shows as data-query_completion. When the
+// provider searches images (SearXNG, Tavily), each query's images are
+// searched in parallel with its results (000 §3.1); an image search that
+// fails leaves the query without images. A query that fails is reported
+// in its search; the call fails when every query did.
 func MultiWebSearch(run *Run, o MultiWebSearchOptions) agent.Tool {
 	if o.Results <= 0 {
 		o.Results = 10
@@ -79,6 +96,9 @@ func MultiWebSearch(run *Run, o MultiWebSearchOptions) agent.Tool {
 	if o.ContentRunes <= 0 {
 		o.ContentRunes = 1000
 	}
+	if o.Images == 0 {
+		o.Images = 4
+	}
 	call := func(ctx context.Context, a MultiWebSearchArgs) (agent.Output, error) {
 		if run.p.Search == nil {
 			return agent.Output{}, errors.New("web search is not available")
@@ -87,13 +107,27 @@ func MultiWebSearch(run *Run, o MultiWebSearchOptions) agent.Tool {
 		if err != nil {
 			return agent.Output{}, err
 		}
+		imager, _ := run.p.Search.(search.ImageSearcher)
+		if o.Images < 0 {
+			imager = nil
+		}
+		images := make([][]search.Image, len(queries)) // each written by its query only
 		outs := multiquery.Run(ctx, queries, run.progress(), func(ctx context.Context, i int, q string) ([]search.Result, error) {
 			n := min(max(multiquery.At(a.MaxResults, i, o.Results), 1), o.MaxResults)
 			sq := search.Query{Text: q, MaxResults: n, Language: o.Language}
 			if multiquery.At(a.Topics, i, "general") == "news" {
 				sq.TimeRange = "week"
 			}
+			var wg sync.WaitGroup
+			if imager != nil {
+				wg.Go(func() {
+					if imgs, err := imager.SearchImages(ctx, search.Query{Text: q, MaxResults: o.Images, Language: o.Language}); err == nil {
+						images[i] = imgs
+					}
+				})
+			}
 			res, err := run.p.Search.Search(ctx, sq)
+			wg.Wait()
 			if err != nil {
 				return nil, err
 			}
@@ -113,6 +147,16 @@ func MultiWebSearch(run *Run, o MultiWebSearchOptions) agent.Tool {
 			if oc.Err != nil {
 				wq.Error = oc.Err.Error()
 			}
+			seen := map[string]bool{}
+			addImage := func(img WebImage) {
+				if img.URL != "" && !seen[img.URL] && len(wq.Images) < maxImagesPerQuery {
+					seen[img.URL] = true
+					wq.Images = append(wq.Images, img)
+				}
+			}
+			for _, img := range images[i] {
+				addImage(WebImage{URL: img.URL, Description: img.Description, Thumbnail: img.Thumbnail, Source: img.Source})
+			}
 			for _, r := range oc.Results {
 				content := r.Content
 				if content == "" {
@@ -123,7 +167,7 @@ func MultiWebSearch(run *Run, o MultiWebSearchOptions) agent.Tool {
 					PublishedDate: r.Published, Author: r.Author,
 				})
 				for _, img := range r.Images {
-					wq.Images = append(wq.Images, WebImage{URL: img, Description: r.Title})
+					addImage(WebImage{URL: img, Description: r.Title, Source: r.URL})
 				}
 			}
 			total += len(wq.Results)

@@ -46,6 +46,7 @@ type Terminal struct {
 	start  time.Time
 	usage  sova.Usage
 	closed bool
+	lang   string // the question's language (SetLanguage, terminal_lang.go)
 }
 
 // NewTerminal returns a progress renderer writing to w; color turns on ANSI
@@ -115,13 +116,22 @@ func (t *Terminal) render(b *bytes.Buffer, e event.Event) {
 		if st == nil {
 			return
 		}
-		msg := st.Message
+		msg := t.translate(st.Message)
 		if msg == "" {
 			msg = st.Stage
 		}
+		w := t.words()
 		switch {
+		case st.Level == event.LevelWarning:
+			// A step failed and the run went on another way: a warning,
+			// never shown as the step's result.
+			tail := ""
+			if st.Detail != "" {
+				tail = ": " + clip(st.Detail, 200)
+			}
+			line(t.style(ansiYellow, "⚠ "+msg), t.style(ansiDim, tail))
 		case st.Stage == "rewrite" && st.Detail != "":
-			line(t.style(ansiCyan, "→ "), "Rewritten query: ", quote(clip(st.Detail, 200)))
+			line(t.style(ansiCyan, "→ "), w.rewritten+": ", quote(clip(st.Detail, 200)))
 		case st.Detail != "":
 			line(t.style(ansiCyan, "→ "), t.style(ansiBold, msg), t.style(ansiDim, ": "+clip(st.Detail, 200)))
 		default:
@@ -138,9 +148,9 @@ func (t *Terminal) render(b *bytes.Buffer, e event.Event) {
 		case event.QueryStarted:
 			line(t.style(ansiDim, "  ⟳ "+head))
 		case event.QueryCompleted:
-			tail := " — " + plural(derefInt(q.ResultsCount), "result")
+			tail := " — " + t.words().results(derefInt(q.ResultsCount))
 			if n := derefInt(q.ImagesCount); n > 0 {
-				tail += ", " + plural(n, "image")
+				tail += ", " + t.words().images(n)
 			}
 			if q.Provider != "" {
 				tail += " (" + q.Provider + ")"
@@ -163,17 +173,18 @@ func (t *Terminal) render(b *bytes.Buffer, e event.Event) {
 			return
 		}
 		u := clip(p.URL, 100)
+		w := t.words()
 		switch p.State {
 		case event.PageReading:
-			line(t.style(ansiDim, "  ⟳ reading "+u))
+			line(t.style(ansiDim, "  ⟳ "+w.reading+" "+u))
 		case event.PageRead:
-			line(t.style(ansiGreen, "  ✓ "), "read ", u, t.style(ansiDim, " — "+thousands(p.Chars)+" chars"))
+			line(t.style(ansiGreen, "  ✓ "), w.read+" ", u, t.style(ansiDim, " — "+thousands(p.Chars)+" "+w.chars))
 		case event.PageFailed:
 			why := p.Error
 			if why == "" {
-				why = "failed"
+				why = w.failed
 			}
-			line(t.style(ansiRed, "  ✗ "), "failed ", u, t.style(ansiRed, " — "+clip(why, 200)))
+			line(t.style(ansiRed, "  ✗ "), w.failed+" ", u, t.style(ansiRed, " — "+clip(why, 200)))
 		}
 
 	case event.TypeToolCall:
@@ -221,7 +232,7 @@ func (t *Terminal) render(b *bytes.Buffer, e event.Event) {
 		if e.Error.Code != "" {
 			msg += " [" + e.Error.Code + "]"
 		}
-		line(t.style(ansiRed, "✗ Error: "+msg))
+		line(t.style(ansiRed, t.words().errorWord+msg))
 
 	case event.TypeFinish:
 		f := e.Finish
@@ -237,22 +248,23 @@ func (t *Terminal) render(b *bytes.Buffer, e event.Event) {
 			took = e.Time.Sub(t.start).Round(100 * time.Millisecond).String()
 		}
 		var head string
+		w := t.words()
 		switch f.Reason {
 		case event.FinishLength:
-			head = t.style(ansiYellow, "⚠ Stopped at the length limit")
+			head = t.style(ansiYellow, w.length)
 		case event.FinishCancelled:
-			head = t.style(ansiYellow, "⚠ Cancelled")
+			head = t.style(ansiYellow, w.cancelled)
 		case event.FinishError:
-			head = t.style(ansiRed, "✗ Failed")
+			head = t.style(ansiRed, w.failedRun)
 		default:
-			head = t.style(ansiGreen, "✓ Done")
+			head = t.style(ansiGreen, w.done)
 		}
 		if took != "" {
-			head += " in " + took
+			head += w.in + took
 		}
 		if u := usage.WithTotal(); u.TotalTokens > 0 {
-			head += t.style(ansiDim, " · "+thousands(u.TotalTokens)+" tokens ("+
-				thousands(u.InputTokens)+" in, "+thousands(u.OutputTokens)+" out)")
+			head += t.style(ansiDim, " · "+thousands(u.TotalTokens)+" "+w.tokens+" ("+
+				thousands(u.InputTokens)+" "+w.tokensIn+", "+thousands(u.OutputTokens)+" "+w.tokensOut+")")
 		}
 		line(head)
 	}

@@ -20,6 +20,8 @@ import (
 //	    + agent_2: "Deposit figures"
 func (t *Terminal) renderData(line func(...string), d *event.Data) {
 	switch d.Name {
+	case "extreme_search":
+		t.renderExtreme(line, d.Value)
 	case "research_plan":
 		var v struct {
 			Goal   string `json:"goal"`
@@ -34,9 +36,9 @@ func (t *Terminal) renderData(line func(...string), d *event.Data) {
 		if json.Unmarshal(d.Value, &v) != nil {
 			return
 		}
-		head := "Research plan"
+		head := t.words().plan
 		if v.Revision > 0 {
-			head = "Revised research plan"
+			head = t.words().revisedPlan
 		}
 		if v.Goal != "" {
 			head += ": " + clip(v.Goal, 160)
@@ -85,7 +87,7 @@ func (t *Terminal) renderData(line func(...string), d *event.Data) {
 		}
 		tail := " (" + strconv.Itoa(done) + "/" + strconv.Itoa(len(v.Todos)) + " todos done"
 		if v.Notes > 0 {
-			tail += ", " + plural(v.Notes, "note")
+			tail += ", " + t.words().notes(v.Notes)
 		}
 		tail += ")"
 		if v.Detail != "" {
@@ -108,7 +110,7 @@ func (t *Terminal) renderData(line func(...string), d *event.Data) {
 			return
 		}
 		line(t.style(ansiGreen, "  ✎ "), v.Agent, " · item ", strconv.Itoa(v.Item), ": ", quote(clip(v.Title, 120)),
-			t.style(ansiDim, " — "+plural(len(v.Sources), "source")))
+			t.style(ansiDim, " — "+t.words().sources(len(v.Sources))))
 
 	case "supervisor_decision":
 		var v struct {

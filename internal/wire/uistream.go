@@ -176,6 +176,7 @@ type (
 		Stage   string `json:"stage"`
 		Message string `json:"message"`
 		Detail  string `json:"detail,omitempty"`
+		Level   string `json:"level,omitempty"`
 	}
 	// queryData is seed 000 §5.2's data-query_completion plus iteration.
 	queryData struct {
@@ -288,7 +289,7 @@ func (s *UIStream) encode(e event.Event) error {
 			msg = st.Stage
 		}
 		return s.out.data(uiData{Type: "data-status", ID: "status-" + st.Stage,
-			Data: statusData{Stage: st.Stage, Message: msg, Detail: st.Detail}})
+			Data: statusData{Stage: st.Stage, Message: msg, Detail: st.Detail, Level: st.Level}})
 
 	case event.TypeQuery:
 		if e.Query == nil {

@@ -58,11 +58,11 @@ func (a SynthesizedAnswer) Validate() error {
 
 // Run implements mode.Mode.
 func (c *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
-	language := lang.Detect(in.Question)
+	language := mode.LanguageOf(in)
 	sys := fmt.Sprintf("You are a helpful AI assistant. Provide clear, accurate, and helpful responses.\n"+
 		"Return JSON with fields reasoning, answer, key_points.\n"+
 		"Write the answer and key points in %s, the language of the user's question.\n"+
-		"Current date: %s", language.Name, mode.DateIn(in.Now, in.Timezone))
+		"Current date: %s", language.Name, mode.DateIn(in.Now, in.Timezone)) + mode.Personal(in)
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sys}}
 	msgs = append(msgs, mode.LastMessages(in.History, c.cfg.HistoryLimit)...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: in.Question})
@@ -124,8 +124,23 @@ func (c *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 }
 
 func keyPointsHeading(l lang.Language) string {
-	if l == lang.Russian {
+	switch l {
+	case lang.Russian:
 		return "Главное"
+	case lang.Ukrainian:
+		return "Головне"
+	case lang.German:
+		return "Das Wichtigste"
+	case lang.French:
+		return "Points clés"
+	case lang.Spanish:
+		return "Puntos clave"
+	case lang.Italian:
+		return "Punti chiave"
+	case lang.Portuguese:
+		return "Pontos principais"
+	case lang.Polish:
+		return "Najważniejsze"
 	}
 	return "Key points"
 }

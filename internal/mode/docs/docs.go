@@ -92,7 +92,7 @@ type docsSpaceInfo struct {
 
 // Run implements mode.Mode.
 func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
-	language := lang.Detect(in.Question)
+	language := mode.LanguageOf(in)
 	spaces, err := d.spaces(ctx, in)
 	if err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		}))
 	}
 
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: d.systemPrompt(language, web)}}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: d.systemPrompt(language, web) + mode.Personal(in)}}
 	msgs = append(msgs, mode.LastMessages(in.History, d.cfg.HistoryLimit)...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: d.userPrompt(in, spaces)})
 

@@ -1,5 +1,5 @@
 // Package group is the search groups (seed 000 §1.2): web, academic,
-// youtube, reddit, code, x, stocks and crypto. A group is a list of tools and its
+// youtube, reddit, code, x, stocks, crypto, memory and connectors. A group is a list of tools and its
 // instructions, run as a tool-calling agent on the one loop with seed 000
 // §9.3's policy: one round of tools, then the answer, whose citations are
 // checked as it streams (as in the docs mode). A tool whose provider
@@ -126,7 +126,7 @@ type record struct {
 
 // Run implements mode.Mode.
 func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
-	language := lang.Detect(in.Question)
+	language := mode.LanguageOf(in)
 	cites := tools.NewCitations(func(src sova.Source) {
 		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 	})
@@ -146,7 +146,7 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		ts = append(ts, builders[name](b))
 	}
 
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: m.systemPrompt(in, language, ts, withdrawn)}}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: m.systemPrompt(in, language, ts, withdrawn) + mode.Personal(in)}}
 	msgs = append(msgs, mode.LastMessages(in.History, m.cfg.HistoryLimit)...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: in.Question})
 
@@ -217,10 +217,12 @@ func (m *Mode) systemPrompt(in mode.Input, language lang.Language, ts []agent.To
 		b.WriteString("If the question needs one of these, tell the person it is switched off here and which setting enables it, " +
 			"then answer as well as you can without it, saying that what you know may be out of date.\n\n")
 	}
-	b.WriteString("Citations:\n")
-	b.WriteString("- Tool results are numbered. Cite each factual sentence with the numbers of its sources in square brackets right after the claim, like [1] or [2][5].\n")
-	b.WriteString("- Cite only numbers you were given. Do not write a list of sources at the end; it is added for you.\n")
-	b.WriteString("- If the results do not answer the question, say so plainly; never invent facts or citations.\n\n")
+	if !m.spec.Personal {
+		b.WriteString("Citations:\n")
+		b.WriteString("- Tool results are numbered. Cite each factual sentence with the numbers of its sources in square brackets right after the claim, like [1] or [2][5].\n")
+		b.WriteString("- Cite only numbers you were given. Do not write a list of sources at the end; it is added for you.\n")
+		b.WriteString("- If the results do not answer the question, say so plainly; never invent facts or citations.\n\n")
+	}
 	tz := in.Timezone
 	if tz == "" {
 		tz = "not given"

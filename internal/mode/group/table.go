@@ -20,29 +20,26 @@ type Spec struct {
 	Instructions string
 	// Working is the status shown while the agent works.
 	Working string
+	// Personal groups answer from what the person told Sova, not from
+	// sources: no citation rules in the prompt.
+	Personal bool
 }
 
-// Names of the tools the table lists that this package builds no tool for
-// yet. Each is a hook: when its tool exists, a builder below makes the
-// groups that list it offer it.
-const (
-	TrackFlight     = "track_flight"       // AviationStack (AVIATIONSTACK_API_KEY)
-	MovieOrTVSearch = "movie_or_tv_search" // TMDB (TMDB_API_KEY)
-)
-
-// Groups is the table of search groups (seed 000 §1.2). chat, extreme,
-// memory and connectors are elsewhere or later.
+// Groups is the table of search groups (seed 000 §1.2). chat and
+// extreme are elsewhere.
 var Groups = []Spec{
 	{
 		ID:          "web",
 		Description: "Web search agent: searches the web with 3–5 queries at once, reads pages you link, translates, and answers with citations.",
 		Tools: []string{tools.WebSearchName, tools.CodeInterpreterName, tools.GetWeatherDataName, tools.RetrieveName, tools.TextTranslateName,
-			tools.NearbyPlacesSearchName, TrackFlight, MovieOrTVSearch, tools.DatetimeName},
+			tools.NearbyPlacesSearchName, tools.TrackFlightName, tools.MovieOrTVSearchName, tools.DatetimeName},
 		Working: "Searching the web",
 		Instructions: "You are Sova, a web search assistant.\n\n" +
 			"- Search with web_search, giving 3 to 5 queries that approach the question from different sides; use the news topic for recent events.\n" +
 			"- Use retrieve to read pages whose URL the person gives, or a page whose full text the answer needs.\n" +
 			"- Use text_translate when the person asks for a translation, and datetime for the current date or time.\n" +
+			"- Use get_weather_data for the weather, nearby_places_search for places near somewhere, track_flight for a flight's status " +
+			"and movie_or_tv_search for a film or series; their results are shown to the person as cards, so answer with what matters.\n" +
 			"- For small talk that needs no facts, answer without tools.\n" +
 			"- Write a well-structured answer: the direct answer first, then the details, with headings or lists where they help.",
 	},
@@ -119,6 +116,28 @@ var Groups = []Spec{
 			"- Given a token's contract address, use coin_data_by_contract with its chain (ethereum, binance-smart-chain, polygon-pos, solana, …).\n" +
 			"- Crypto prices move fast and nothing you say is investment advice: say so when the person asks what to buy or sell.",
 	},
+	{
+		ID:          "memory",
+		Description: "Memory agent: remembers what you ask it to and recalls it later (built in, or Supermemory with SUPERMEMORY_API_KEY).",
+		Tools:       []string{tools.SearchMemoriesName, tools.AddMemoryName, tools.DatetimeName},
+		Working:     "Checking memories",
+		Personal:    true,
+		Instructions: "You are Sova, a personal assistant with a memory of what the person told you to remember (seed 000 §4.3).\n\n" +
+			"- When the person asks you to remember, note or save something, call add_memory with one self-contained fact per call, in their words.\n" +
+			"- When the question is about the person, their preferences, plans or anything they may have told you before, call search_memories first " +
+			"(with the key words of what they ask about) and answer from the memories found.\n" +
+			"- Say plainly when nothing was found rather than guessing; never invent memories.\n" +
+			"- Confirm briefly what you saved. Memories are private to this person.",
+	},
+	{
+		ID:          "connectors",
+		Description: "Connectors agent: searches the spaces you keep in sync with a folder or a WebDAV (Nextcloud) share, and answers with citations.",
+		Tools:       []string{tools.ConnectorsSearchName, tools.DatetimeName},
+		Working:     "Searching connected sources",
+		Instructions: "You are Sova, an assistant that answers from the person's connected sources: folders and WebDAV (Nextcloud) shares kept in sync with their document spaces.\n\n" +
+			"- Search with connectors_search using precise terms from the question; call it again in the same step with other wording or for another part of the question if useful.\n" +
+			"- Answer only from the passages found, naming the documents; say when the sources do not cover the question.",
+	},
 }
 
 // builders make the tools a group may list, for one run.
@@ -166,6 +185,19 @@ var builders = map[string]func(b *build) agent.Tool{
 	},
 	tools.CoinDataByContractName: func(b *build) agent.Tool {
 		return tools.CoinDataByContract(b.run, tools.CoinOptions{Cite: b.cite})
+	},
+	tools.SearchMemoriesName: func(b *build) agent.Tool {
+		return tools.SearchMemories(b.run, tools.MemoryOptions{UserID: b.in.UserID})
+	},
+	tools.AddMemoryName: func(b *build) agent.Tool {
+		return tools.AddMemory(b.run, tools.MemoryOptions{UserID: b.in.UserID})
+	},
+	tools.ConnectorsSearchName: func(b *build) agent.Tool {
+		return tools.ConnectorsSearch(b.run, tools.ConnectorsSearchOptions{UserID: b.in.UserID, Cite: b.cite})
+	},
+	tools.TrackFlightName: func(b *build) agent.Tool { return tools.TrackFlight(b.run) },
+	tools.MovieOrTVSearchName: func(b *build) agent.Tool {
+		return tools.MovieOrTVSearch(b.run, tools.MovieOptions{Cite: b.cite, Language: b.language.Code})
 	},
 	tools.XSearchName: func(b *build) agent.Tool {
 		return tools.XSearch(b.run, tools.XSearchOptions{Cite: b.cite, Now: b.cfg.Now})

@@ -85,6 +85,7 @@ type board struct {
 	todoSeq     int     // todo ids
 	notes       []*note // all notes, in order of writing
 	cancelled   bool
+	reviewing   *completion // the entry the supervisor is reviewing
 }
 
 func newBoard(s *session, team []AgentProfile) *board {
@@ -163,6 +164,9 @@ func (b *board) agentLoop(ctx context.Context, a *agent) error {
 			status(b.s.sink, "research", fmt.Sprintf("%s could not finish %q", a.id, t.title), err.Error())
 		}
 		b.complete(a, t, n)
+		if err := b.s.saveCheckpoint(ctx, phaseBoard); err != nil {
+			return err
+		}
 		if err := b.publish(ctx, a); err != nil {
 			return err
 		}
@@ -274,12 +278,17 @@ func (b *board) supervisorLoop(ctx context.Context) error {
 			err = b.s.review(ctx, c)
 		}
 		b.mu.Lock()
-		b.supervising = false
+		b.supervising, b.reviewing = false, nil
 		c.agent.inReview = false
 		b.cond.Broadcast()
 		b.mu.Unlock()
 		if err != nil {
 			return err
+		}
+		if review {
+			if err := b.s.saveCheckpoint(ctx, phaseBoard); err != nil {
+				return err
+			}
 		}
 	}
 }
@@ -298,6 +307,7 @@ func (b *board) take() (completion, bool, bool) {
 			b.supervising = true
 			review := !b.finished && b.calls < b.s.cfg.MaxSupervisorCalls
 			if review {
+				b.reviewing = &c
 				b.calls++
 			} else if !b.finished && !b.limitNoted {
 				b.limitNoted = true

@@ -147,7 +147,7 @@ func (s *session) reportMessages(ctx context.Context, draft string, fromDraft bo
 	sys := fmt.Sprintf(`You write the final report of a deep research project, in %s.
 Structure: a title; an executive summary of 200-400 words; at least 3 sections of 300-800 words each, in Markdown, full of specifics (facts, figures, dates, names, comparisons); a conclusion of 200-400 words; and the URLs of the sources you cite.
 Cite every factual claim with the numbered sources in square brackets right after it, like [1] or [2][5], using only numbers from the source list. Use only the material given; say where it is thin or sources disagree. Do not add a source list to the text: it is added for you.
-The whole report should run to 2000-5000 words. Current date: %s.`, s.lang.Name, dateIn(s.in.Now, s.in.Timezone))
+The whole report should run to 2000-5000 words. Current date: %s.`, s.lang.Name, dateIn(s.in.Now, s.in.Timezone)) + mode.Personal(s.in)
 	var u strings.Builder
 	u.WriteString(s.context())
 	if fromDraft {

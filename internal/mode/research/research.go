@@ -130,6 +130,21 @@ type savedPage struct {
 // Run implements mode.Mode.
 func (r *Research) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
 	s := r.newSession(in, sink)
+	if in.Continued {
+		cp, ok, err := s.loadCheckpoint(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			s.restoreCheckpoint(cp)
+			status(sink, "continue", "Continuing the research from its last checkpoint",
+				fmt.Sprintf("%d notes written, %d supervisor reviews", len(s.board.notes), s.board.calls))
+			if cp.Phase == phaseReport {
+				return s.conclude(ctx)
+			}
+			return s.work(ctx)
+		}
+	}
 	if in.Resume != nil {
 		var st pauseState
 		if err := json.Unmarshal(in.Resume.State, &st); err != nil || st.Question == "" {
@@ -176,6 +191,7 @@ type session struct {
 	tools *tools.Run
 	pages *tools.Pages
 
+	cpMu      sync.Mutex // orders checkpoints (checkpoint.go)
 	mu        sync.Mutex
 	items     int // notes written
 	plan      ResearchPlan
@@ -194,7 +210,7 @@ func (r *Research) newSession(in mode.Input, sink event.Sink) *session {
 	s := &session{
 		r: r, cfg: r.cfg, in: in, sink: sink, ws: ws,
 		question: strings.TrimSpace(in.Question),
-		lang:     lang.Detect(in.Question),
+		lang:     mode.LanguageOf(in),
 	}
 	provider := r.chain.WithFailover(func(failed string, err error, next string) {
 		status(sink, "search", fmt.Sprintf("Search provider %s failed; trying %s", failed, next), err.Error())
@@ -207,7 +223,7 @@ func (r *Research) newSession(in mode.Input, sink event.Sink) *session {
 
 func (s *session) restore(st pauseState, answer string) {
 	s.question = st.Question
-	s.lang = lang.Detect(st.Question)
+	s.lang = mode.LanguageOf(mode.Input{Question: st.Question, Language: s.in.Language})
 	s.tools.SetRounds(st.Rounds)
 	// Pages keep their numbers when saved densely in order; the mapping
 	// keeps the initial result's citations right even if they were not.
@@ -252,12 +268,28 @@ func (s *session) research(ctx context.Context) (*mode.Result, error) {
 		return nil, ctx.Err()
 	}
 	s.board = newBoard(s, team)
+	if err := s.saveCheckpoint(ctx, phaseBoard); err != nil {
+		return nil, err
+	}
+	return s.work(ctx)
+}
+
+// work runs the agents and the supervisor, then concludes.
+func (s *session) work(ctx context.Context) (*mode.Result, error) {
 	if err := s.board.start(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.board.run(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.saveCheckpoint(ctx, phaseReport); err != nil {
+		return nil, err
+	}
+	return s.conclude(ctx)
+}
+
+// conclude compresses the findings and writes the report.
+func (s *session) conclude(ctx context.Context) (*mode.Result, error) {
 	notes := s.board.allNotes()
 	if len(notes) == 0 && s.initial == "" {
 		return nil, errors.New("deep_research: the agents found nothing to report (every task failed); check the search provider and the model endpoint")
@@ -346,6 +378,10 @@ func (s *session) temperature() *float64 {
 	t := s.cfg.Temperature
 	return &t
 }
+
+// Durable implements mode.Durable: the research saves checkpoints
+// (checkpoint.go) and a continued run goes on from the last one.
+func (r *Research) Durable() bool { return true }
 
 // Helpers the modes share.
 var (

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/cite"
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
@@ -81,9 +83,14 @@ func (s *Mode) ID() string { return s.cfg.ID }
 // Description implements mode.Mode.
 func (s *Mode) Description() string { return s.cfg.Description }
 
-// QueryRewrite is the rewrite step's structured output.
+// QueryRewrite is the rewrite step's structured output. The same call
+// writes the first search queries (the query-generation step's output),
+// after the rewritten request they vary: the two steps, in the seed's
+// order, cost one model call's wait instead of two. A reply without
+// queries is completed by the query-generation call.
 type QueryRewrite struct {
-	RewrittenQuery string `json:"rewritten_query" jsonschema:"the question rewritten as a precise, self-contained web search request"`
+	RewrittenQuery string   `json:"rewritten_query" jsonschema:"the question rewritten as a precise, self-contained web search request"`
+	Queries        []string `json:"queries" jsonschema:"distinct web search queries that together cover the rewritten request"`
 }
 
 // Validate implements the structured-output check.
@@ -135,7 +142,7 @@ type readPage struct {
 
 // Run implements mode.Mode.
 func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
-	language := lang.Detect(in.Question)
+	language := mode.LanguageOf(in)
 	history := mode.LastMessages(in.History, s.cfg.HistoryLimit)
 	steps := &searchSteps{}
 	var failMu sync.Mutex
@@ -147,9 +154,11 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		failMu.Unlock()
 	})
 
-	// 1. Rewrite the question into a search request.
+	// 1. Rewrite the question into a search request, and 2. write the
+	// first queries for it, in one structured call.
 	mode.Status(sink, "rewrite", "Rewriting the question", "")
 	rewritten := in.Question
+	var queries []string
 	if rw, _, err := llm.Structured[QueryRewrite](ctx, s.fast, llm.Request{
 		Messages: s.rewriteMessages(in, history),
 	}, llm.WithSchemaName("QueryRewrite")); err != nil {
@@ -157,24 +166,32 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 			return nil, ctx.Err()
 		}
 		// A failed rewrite is not fatal: the question itself is a query.
-		mode.Status(sink, "rewrite", "Could not rewrite the question; searching for it as asked", err.Error())
+		mode.Warn(sink, "rewrite", "Could not rewrite the question; searching for it as asked", err.Error())
 	} else {
 		rewritten = strings.TrimSpace(rw.RewrittenQuery)
+		queries = s.cleanQueries(rw.Queries, nil)
+		mode.Status(sink, "rewrite", "Rewritten query", rewritten)
 	}
 	steps.RewrittenQuery = rewritten
-	mode.Status(sink, "rewrite", "Rewritten query", rewritten)
 	docs := s.searchDocuments(ctx, sink, in, rewritten) // beside the web search
 	defer docs.wait(nil)
 
-	// 2. Generate the first queries.
-	queries, err := s.generateQueries(ctx, in, rewritten, nil, nil)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	if len(queries) == 0 {
+		var err error
+		if queries, err = s.generateQueries(ctx, in, rewritten, nil, nil); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			mode.Warn(sink, "queries", "Could not generate queries; searching for the rewritten question", err.Error())
+			queries = []string{rewritten}
 		}
-		mode.Status(sink, "queries", "Could not generate queries; searching for the rewritten question", err.Error())
-		queries = []string{rewritten}
 	}
+	// Pages read ahead while the last iteration searches (readAhead),
+	// and the fetch slots every page read of the run takes: at most
+	// Concurrency pages are fetched at once.
+	ahead := newReadAhead(ctx)
+	defer ahead.stop()
+	fetchSlots := make(chan struct{}, max(1, s.cfg.Concurrency))
 
 	// 3. Iterations of search, dedupe, filter, rerank, follow-up.
 	rr := &ranking{s: s, sink: sink}
@@ -216,12 +233,24 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		if it == s.cfg.Iterations {
 			break
 		}
+		if it == s.cfg.Iterations-1 {
+			// The best pages so far usually stay the best: read them
+			// while the last iteration searches. Pages that do not stay
+			// among those read are dropped unseen.
+			aheadFocus := slices.Clone(focus)
+			for _, r := range top[:min(len(top), s.cfg.ScrapeTopN)] {
+				ahead.start(r.URL, func(ctx context.Context) (*fetch.Page, error) { return s.fetchPage(ctx, r.URL, fetchSlots) },
+					func(ctx context.Context, page *fetch.Page) (fetch.Excerpt, string, error) {
+						return s.summarisePage(ctx, rewritten, aheadFocus, language, page, r.Title)
+					})
+			}
+		}
 		next, err := s.generateQueries(ctx, in, rewritten, top, ran)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			mode.Status(sink, "queries", "Could not generate follow-up queries", err.Error())
+			mode.Warn(sink, "queries", "Could not generate follow-up queries", err.Error())
 			break
 		}
 		queries = next
@@ -242,7 +271,7 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 	}
 	mode.Status(sink, "read", fmt.Sprintf("Reading %d pages", min(s.cfg.ScrapeTopN, len(candidates))), "")
-	pages := s.readPages(ctx, sink, rewritten, focus, language, candidates, steps)
+	pages := s.readPages(ctx, sink, rewritten, focus, language, candidates, steps, ahead, fetchSlots)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -300,7 +329,10 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 func (s *Mode) rewriteMessages(in mode.Input, history []llm.Message) []llm.Message {
 	sys := "You turn a person's question into one precise, self-contained web search request. " +
 		"Resolve references to earlier messages (\"it\", \"that year\") using the conversation. " +
-		"Keep the language of the question. Current date: " + mode.DateIn(in.Now, in.Timezone) + "."
+		"Keep the language of the question. " +
+		fmt.Sprintf("Then write exactly %d different web search queries that together cover the rewritten request: "+
+			"vary wording, angle and specificity. Keep proper names exact. ", s.cfg.Queries) +
+		"Current date: " + mode.DateIn(in.Now, in.Timezone) + "."
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sys}}
 	msgs = append(msgs, history...)
 	return append(msgs, llm.Message{Role: llm.RoleUser, Content: "Question: " + in.Question})
@@ -333,9 +365,19 @@ func (s *Mode) generateQueries(ctx context.Context, in mode.Input, rewritten str
 	if err != nil {
 		return nil, err
 	}
+	qs := s.cleanQueries(out.Queries, ran)
+	if top == nil && len(qs) == 0 {
+		return nil, errors.New("the model returned no search queries")
+	}
+	return qs, nil
+}
+
+// cleanQueries trims the model's queries and drops empty ones, repeats
+// and those already run, keeping at most Queries.
+func (s *Mode) cleanQueries(queries []string, ran map[string]bool) []string {
 	var qs []string
 	dup := map[string]bool{}
-	for _, q := range out.Queries {
+	for _, q := range queries {
 		q = strings.TrimSpace(q)
 		k := strings.ToLower(q)
 		if q == "" || dup[k] || ran[k] {
@@ -347,10 +389,7 @@ func (s *Mode) generateQueries(ctx context.Context, in mode.Input, rewritten str
 	if len(qs) > s.cfg.Queries {
 		qs = qs[:s.cfg.Queries]
 	}
-	if top == nil && len(qs) == 0 {
-		return nil, errors.New("the model returned no search queries")
-	}
-	return qs, nil
+	return qs
 }
 
 // searchAll runs one iteration's queries in parallel, reporting each as
@@ -422,7 +461,7 @@ func (rr *ranking) rerank(ctx context.Context, query string, pool []search.Resul
 		scored, err = rr.s.cfg.Reranker.Rerank(ctx, query, docs, topK)
 		if err != nil && ctx.Err() == nil && !rr.warned {
 			rr.warned = true
-			mode.Status(rr.sink, "rerank", "Embedding rerank failed; ranking by keywords", err.Error())
+			mode.Warn(rr.sink, "rerank", "Embedding rerank failed; ranking by keywords", err.Error())
 		}
 	}
 	out := make([]search.Result, 0, len(scored))
@@ -433,18 +472,22 @@ func (rr *ranking) rerank(ctx context.Context, query string, pool []search.Resul
 }
 
 // readPages reads up to ScrapeTopN candidates in parallel and summarises
-// each; a page that cannot be read is replaced by the next candidate.
-func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, focus []string, language lang.Language, candidates []search.Result, steps *searchSteps) []readPage {
+// each; a page that cannot be read is replaced by the next candidate. At
+// most Concurrency pages are fetched at once; a page's summary does not
+// hold a fetch slot, so the next page is fetched while it is written.
+// Pages read ahead (ahead) are taken as they are, or waited for.
+func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, focus []string, language lang.Language,
+	candidates []search.Result, steps *searchSteps, ahead *readAhead, fetchSlots chan struct{}) []readPage {
 	want := min(s.cfg.ScrapeTopN, len(candidates))
 	var (
-		mu    sync.Mutex
-		pages = make([]*readPage, len(candidates))
-		got   int
-		next  = 0
+		mu       sync.Mutex
+		pages    = make([]*readPage, len(candidates))
+		got      int
+		next     = 0
+		inFlight int
 	)
 	// take hands out the next candidate while fewer than want pages have
 	// been read or are being read.
-	inFlight := 0
 	take := func() (int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -457,14 +500,14 @@ func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, foc
 		return i, true
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	for w := 0; w < min(want, max(1, s.cfg.Concurrency)); w++ {
+	for w := 0; w < want; w++ {
 		g.Go(func() error {
 			for {
 				i, ok := take()
 				if !ok {
 					return nil
 				}
-				p, step := s.readOne(gctx, sink, query, focus, language, candidates[i])
+				p, step := s.readOne(gctx, sink, query, focus, language, candidates[i], fetchSlots, ahead)
 				mu.Lock()
 				inFlight--
 				steps.Pages = append(steps.Pages, step)
@@ -489,9 +532,17 @@ func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, foc
 	return out
 }
 
-func (s *Mode) readOne(ctx context.Context, sink event.Sink, query string, focus []string, language lang.Language, r search.Result) (*readPage, pageStep) {
+func (s *Mode) readOne(ctx context.Context, sink event.Sink, query string, focus []string, language lang.Language,
+	r search.Result, fetchSlots chan struct{}, ahead *readAhead) (*readPage, pageStep) {
 	sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: r.URL, Title: r.Title, State: event.PageReading}})
-	page, err := s.reader.Fetch(ctx, r.URL)
+	pre := ahead.take(r.URL)
+	var page *fetch.Page
+	var err error
+	if pre != nil {
+		page, err = pre.page(ctx)
+	} else {
+		page, err = s.fetchPage(ctx, r.URL, fetchSlots)
+	}
 	if err == nil && strings.TrimSpace(page.Markdown) == "" {
 		err = errors.New("no readable text on the page")
 	}
@@ -504,16 +555,52 @@ func (s *Mode) readOne(ctx context.Context, sink event.Sink, query string, focus
 		title = r.Title
 	}
 	ex := page.Excerpt(focus...)
-	summary, err := s.summarise(ctx, query, language, title, ex.Markdown)
-	if err != nil {
-		// The page was read; its trimmed text serves when no summary can be made.
-		summary = ex.Markdown
+	var summary string
+	// A summary written ahead serves when it was written from the same
+	// excerpt: the passages of a long page are chosen for the queries,
+	// and the last iteration's may choose others.
+	if pre != nil {
+		if pex, psum, perr := pre.summary(ctx); perr == nil && pex.Markdown == ex.Markdown {
+			summary = psum
+		}
+	}
+	if summary == "" {
+		if summary, err = s.summarise(ctx, query, language, title, ex.Markdown); err != nil {
+			// The page was read; its trimmed text serves when no summary can be made.
+			summary = ex.Markdown
+		}
 	}
 	src := tools.SourceOf(r)
 	src.Title = title
 	src.Passages = ex.Sections
 	sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: r.URL, Title: title, State: event.PageRead, Chars: page.Chars}})
 	return &readPage{source: src, summary: summary}, pageStep{URL: r.URL, Title: title, Chars: page.Chars}
+}
+
+// fetchPage reads a page holding one of the run's fetch slots.
+func (s *Mode) fetchPage(ctx context.Context, url string, fetchSlots chan struct{}) (*fetch.Page, error) {
+	select {
+	case fetchSlots <- struct{}{}:
+		defer func() { <-fetchSlots }()
+		return s.reader.Fetch(ctx, url)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// summarisePage is a page's excerpt for focus and its summary, as readOne
+// makes them (for reading ahead).
+func (s *Mode) summarisePage(ctx context.Context, query string, focus []string, language lang.Language, page *fetch.Page, resultTitle string) (fetch.Excerpt, string, error) {
+	if strings.TrimSpace(page.Markdown) == "" {
+		return fetch.Excerpt{}, "", errors.New("no readable text on the page")
+	}
+	title := page.Title
+	if title == "" {
+		title = resultTitle
+	}
+	ex := page.Excerpt(focus...)
+	sum, err := s.summarise(ctx, query, language, title, ex.Markdown)
+	return ex, sum, err
 }
 
 func (s *Mode) summarise(ctx context.Context, query string, language lang.Language, title, content string) (string, error) {
@@ -532,7 +619,7 @@ Rules:
 - Cite every factual sentence with the source number in square brackets, like [1] or [2][3], right after the claim.
 - Cite only numbers from the list. Do not write a list of sources at the end; it is added for you.
 - Prefer specific facts, figures and dates; note where sources disagree.
-Current date: %s.`, s.cfg.AnswerWords, language.Name, mode.DateIn(in.Now, in.Timezone))
+Current date: %s.`, s.cfg.AnswerWords, language.Name, mode.DateIn(in.Now, in.Timezone)) + mode.Personal(in)
 	var src strings.Builder
 	for i, p := range pages {
 		fmt.Fprintf(&src, "[%d] %s\nURL: %s\n%s\n\n", i+1, p.source.Title, p.source.URL, p.summary)

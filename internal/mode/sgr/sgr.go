@@ -213,6 +213,9 @@ func (m *Mode) open(ctx context.Context, in mode.Input, sink event.Sink) (*work,
 		return nil, nil, errors.New("sgr_agent: the run names no user")
 	}
 	id := in.RunID
+	if in.OriginRunID != "" {
+		id = in.OriginRunID // a restart continues the agent of the first run
+	}
 	if in.Resume != nil {
 		var rs resumeState
 		if err := json.Unmarshal(in.Resume.State, &rs); err == nil && rs.AgentID != "" {
@@ -271,7 +274,7 @@ func (m *Mode) create(ctx context.Context, in mode.Input, userID, id string, sin
 	w := &work{agent: &sova.Agent{
 		ID: id, UserID: userID, ChatID: in.ChatID, Mode: ID, Task: in.Question, State: sova.AgentInited,
 	}}
-	w.mem = memory{Version: 1, Language: lang.Detect(in.Question).Code}
+	w.mem = memory{Version: 1, Language: mode.LanguageOf(in).Code}
 	history := in.History
 	if n := m.cfg.HistoryLimit; n > 0 && len(history) > n {
 		history = history[len(history)-n:]
@@ -390,7 +393,7 @@ func (m *Mode) tools(w *work, step int) []string {
 // decide asks the model for the next step.
 func (m *Mode) decide(ctx context.Context, w *work, in mode.Input, step int, tools []string) (NextStep, error) {
 	msgs := make([]llm.Message, 0, len(w.mem.Conversation)+1)
-	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: m.systemPrompt(w, step, tools, in.Now, in.Timezone)})
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: m.systemPrompt(w, step, tools, in.Now, in.Timezone) + mode.Personal(in)})
 	msgs = append(msgs, w.mem.Conversation...)
 	temp := m.cfg.Temperature
 	next, resp, err := llm.Structured[NextStep](ctx, m.model, llm.Request{
@@ -421,9 +424,14 @@ func (m *Mode) complete(w *work, state, text string, sources []sova.Source) {
 	w.agent.ResultSources = sources
 }
 
-// unverified reports whether an answer in state rests on no page read.
+// unverified reports whether an answer in state rests on no page read
+// where pages were wanted: the agent searched, or wrote a report. An agent
+// that answered at once, searching nothing (a greeting, a thank-you, a
+// sum), judged the request to need no sources, and the note would only
+// puzzle the person.
 func unverified(w *work, state string) bool {
-	return state == sova.AgentCompleted && len(w.read()) == 0
+	return state == sova.AgentCompleted && len(w.read()) == 0 &&
+		(w.agent.SearchesUsed > 0 || w.mem.Report != nil)
 }
 
 func (m *Mode) finalResult(w *work, sink event.Sink) *mode.Result {
@@ -505,3 +513,8 @@ func toolResult(id, name string, o outcome) event.Event {
 		ID: id, Name: name, Text: o.text, Output: o.output, Error: o.err,
 	}}
 }
+
+// Durable implements mode.Durable: the agent is saved after every step
+// (NextStep), and a continued run opens the same agent and goes on after
+// its last step kept.
+func (m *Mode) Durable() bool { return true }

@@ -3,6 +3,7 @@ package sgr
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -696,6 +697,54 @@ func TestUnverifiedAnswerWithoutSources(t *testing.T) {
 	for _, ev := range rec.Filter(event.TypeStatus) {
 		if ev.Status.Stage == mode.StageUnverified {
 			t.Errorf("status %+v for an answer from pages read", ev.Status)
+		}
+	}
+}
+
+// A restarted run (a new run id, the first run as its origin) goes on with
+// the first run's agent: the same agent id, no step run again.
+func TestRestartKeepsTheAgent(t *testing.T) {
+	e := newEnv(t)
+	e.scriptResearch(1)
+	e.mu.Lock()
+	e.steps[3] = func(*llmtest.Request) llmtest.Reply { return llmtest.Fail(500, "the model server crashed") }
+	e.mu.Unlock()
+	if _, _, err := e.run(t, e.mode(t), mode.Input{RunID: "first", UserID: "ann", Question: question}); err == nil {
+		t.Fatal("the first run did not fail")
+	}
+	e.scriptResearch(1)
+	res, _, err := e.run(t, e.mode(t), mode.Input{RunID: "second", OriginRunID: "first", UserID: "ann", Question: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n1, n2 := len(e.requests(1)), len(e.requests(2)); n1 != 1 || n2 != 1 {
+		t.Errorf("steps 1 and 2 asked %d and %d times", n1, n2)
+	}
+	if a := e.agent(t, "first"); a.State != sova.AgentCompleted || res.Text == "" {
+		t.Errorf("agent %+v", a)
+	}
+	if _, err := e.st.GetAgent(context.Background(), "ann", "second"); !errors.Is(err, sova.ErrNotFound) {
+		t.Errorf("the restart made a new agent: %v", err)
+	}
+}
+
+// A greeting answered at once, with no search and no report, carries no
+// "no sources" note.
+func TestGreetingIsNotMarkedUnverified(t *testing.T) {
+	e := newEnv(t)
+	e.script(1, next(ToolFinalAnswer, map[string]any{
+		"completed_steps": []string{"greeted"}, "answer": "Hello! What would you like to research?", "status": "completed",
+	}))
+	res, rec, err := e.run(t, e.mode(t), mode.Input{RunID: "hello", UserID: "ann", Question: "Hi!"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "Hello! What would you like to research?" {
+		t.Errorf("answer %q", res.Text)
+	}
+	for _, ev := range rec.Filter(event.TypeStatus) {
+		if ev.Status.Stage == mode.StageUnverified {
+			t.Errorf("status %+v on a greeting", ev.Status)
 		}
 	}
 }

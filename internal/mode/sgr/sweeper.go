@@ -12,13 +12,19 @@ import (
 type SweepStore interface {
 	DeleteFinishedAgents(ctx context.Context, before time.Time) (int, error)
 	FailStaleAgents(ctx context.Context, before time.Time, reason string) (int, error)
+	FailOrphanedAgents(ctx context.Context, reason string) (int, error)
 }
+
+// orphanReason is the error an agent gets when its run was interrupted; a
+// restart of the run continues the agent from its last step.
+const orphanReason = "interrupted: the agent's run stopped with the server; restart the run to continue from the last step"
 
 // Sweeper keeps the agents table tidy: it evicts completed and failed
 // agents that were last updated more than TTL ago (SOVA_SGR_AGENT_TTL),
-// and marks as failed the agents still "researching" long after any run
-// could have ended (the process running them died). Agents waiting for
-// clarification stay until they are answered.
+// marks as failed the agents still "researching" whose run is no longer
+// running (it was interrupted by a crash: /agents then agrees with
+// /api/runs), and those still researching long after any run could have
+// ended. Agents waiting for clarification stay until they are answered.
 type Sweeper struct {
 	Store SweepStore
 	// TTL is how long a finished agent is kept.
@@ -45,12 +51,18 @@ func (s *Sweeper) Sweep(ctx context.Context) (evicted, failed int, err error) {
 	if s.Now != nil {
 		now = s.Now()
 	}
+	failed, err = s.Store.FailOrphanedAgents(ctx, orphanReason)
+	if err != nil {
+		return 0, 0, fmt.Errorf("sgr sweeper: %w", err)
+	}
 	if s.StaleAfter > 0 {
-		failed, err = s.Store.FailStaleAgents(ctx, now.Add(-s.StaleAfter),
+		var stale int
+		stale, err = s.Store.FailStaleAgents(ctx, now.Add(-s.StaleAfter),
 			fmt.Sprintf("interrupted: the agent's run ended without finishing it (no progress for %s)", s.StaleAfter))
 		if err != nil {
-			return 0, 0, fmt.Errorf("sgr sweeper: %w", err)
+			return 0, failed, fmt.Errorf("sgr sweeper: %w", err)
 		}
+		failed += stale
 	}
 	if s.TTL > 0 {
 		evicted, err = s.Store.DeleteFinishedAgents(ctx, now.Add(-s.TTL))

@@ -75,6 +75,10 @@ func (c *countingStore) FailStaleAgents(context.Context, time.Time, string) (int
 	return 0, nil
 }
 
+func (c *countingStore) FailOrphanedAgents(context.Context, string) (int, error) {
+	return 0, nil
+}
+
 func TestSweeperStartStop(t *testing.T) {
 	cs := &countingStore{}
 	cs.fail.Store(true) // a failing sweep is logged; the sweeper goes on
@@ -95,4 +99,58 @@ func TestSweeperStartStop(t *testing.T) {
 		t.Error("sweeps went on after Stop")
 	}
 	s.Stop() // idempotent
+}
+
+// An agent whose run was interrupted (a crash: the run is marked at the
+// next start) is not left "researching"; while a run of it runs, under its
+// id or as a restart of it, it is left alone.
+func TestSweeperFailsAgentsOfInterruptedRuns(t *testing.T) {
+	st, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "sova.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	ctx := context.Background()
+	r := &sova.Run{UserID: "ann", Mode: ID, State: sova.RunRunning, Question: "t"}
+	if err := st.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	a := &sova.Agent{ID: r.ID, UserID: "ann", Mode: ID, Task: "t", State: sova.AgentResearching}
+	if err := st.CreateAgent(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	s := &Sweeper{Store: st, TTL: time.Hour}
+	state := func() *sova.Agent {
+		t.Helper()
+		got, err := st.GetAgent(ctx, "ann", a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if _, fl, err := s.Sweep(ctx); err != nil || fl != 0 || state().State != sova.AgentResearching {
+		t.Fatalf("agent of a running run: %d failed, %v, %s", fl, err, state().State)
+	}
+	r.State = sova.RunInterrupted
+	if err := st.UpdateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if _, fl, err := s.Sweep(ctx); err != nil || fl != 1 {
+		t.Fatalf("agent of an interrupted run: %d failed, %v", fl, err)
+	}
+	if got := state(); got.State != sova.AgentFailed || got.Error != orphanReason {
+		t.Errorf("agent of an interrupted run: %s %q", got.State, got.Error)
+	}
+	// The restart claims the agent again under the first run's id.
+	nr := &sova.Run{UserID: "ann", Mode: ID, State: sova.RunRunning, Question: "t", RetryOf: r.ID, OriginID: r.ID}
+	if err := st.CreateRun(ctx, nr); err != nil {
+		t.Fatal(err)
+	}
+	a.State = sova.AgentResearching
+	if err := st.UpdateAgent(ctx, a, sova.AgentFailed); err != nil {
+		t.Fatal(err)
+	}
+	if _, fl, err := s.Sweep(ctx); err != nil || fl != 0 || state().State != sova.AgentResearching {
+		t.Errorf("agent of a running restart: %d failed, %v, %s", fl, err, state().State)
+	}
 }

@@ -24,14 +24,14 @@ const PostgresURLEnv = "SOVA_TEST_DATABASE_URL"
 // Engine opens an empty store of one engine for a test, or skips it.
 type Engine struct {
 	Name string
-	Open func(t *testing.T) *store.DB
+	Open func(t testing.TB) *store.DB
 }
 
 // Engines are SQLite and PostgreSQL.
 var Engines = []Engine{{"sqlite", SQLite}, {"postgres", Postgres}}
 
 // SQLite opens an empty SQLite store, closed when the test ends.
-func SQLite(t *testing.T) *store.DB {
+func SQLite(t testing.TB) *store.DB {
 	t.Helper()
 	s, err := store.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "sova.db"))
 	if err != nil {
@@ -43,7 +43,7 @@ func SQLite(t *testing.T) *store.DB {
 
 // Postgres opens an empty PostgreSQL store in a schema of its own,
 // dropped when the test ends; without SOVA_TEST_DATABASE_URL it skips.
-func Postgres(t *testing.T) *store.DB {
+func Postgres(t testing.TB) *store.DB {
 	t.Helper()
 	dsn := PostgresDSN(t)
 	s, err := store.OpenPostgres(t.Context(), dsn)
@@ -55,7 +55,7 @@ func Postgres(t *testing.T) *store.DB {
 }
 
 // PostgresDSN creates an empty schema and returns a URL that uses it.
-func PostgresDSN(t *testing.T) string {
+func PostgresDSN(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(PostgresURLEnv)
 	if base == "" {

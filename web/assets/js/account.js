@@ -4,8 +4,32 @@
 // their daily limit leaves, in the sidebar's foot.
 
 import { h } from './dom.js';
-import { t } from './i18n.js';
+import { t, addStrings } from './i18n.js';
 import { errorFrom } from './api.js';
+import { settingsButton } from './settings.js';
+
+addStrings(
+  { signInOr: 'or', ssoFailed: 'Single sign-on did not succeed. Try again, or ask the administrator.', longLeft: '{left} of {limit} long runs left today' },
+  { signInOr: 'или', ssoFailed: 'Вход через единый вход не удался. Попробуйте ещё раз или обратитесь к администратору.', longLeft: 'Сегодня осталось {left} из {limit} долгих запусков' },
+);
+
+// ssoButton adds the single sign-on button to the form when this Sova
+// offers it (GET /api/auth/providers).
+async function ssoButton(form, before) {
+  let p;
+  try {
+    const res = await fetch('/api/auth/providers', { headers: { Accept: 'application/json' } });
+    if (!res.ok) return;
+    p = await res.json();
+  } catch {
+    return;
+  }
+  const o = p && p.oidc;
+  if (!o || typeof o.name !== 'string' || o.login !== '/api/auth/oidc/login') return;
+  const b = h('button', { class: 'signin-sso', id: 'signin-sso', type: 'button' }, o.name);
+  b.addEventListener('click', () => location.assign('/api/auth/oidc/login'));
+  form.insertBefore(h('div', { class: 'signin-sso-row' }, b, h('span', { class: 'signin-or' }, t('signInOr'))), before);
+}
 
 // currentUser returns the /api/me body, or null when sign-in is needed.
 export async function currentUser() {
@@ -53,6 +77,11 @@ export function showSignIn() {
       submit.disabled = false;
     }
   });
+  if (new URLSearchParams(location.search).has('sso_error')) {
+    error.textContent = t('ssoFailed');
+    error.hidden = false;
+  }
+  ssoButton(form, form.querySelector('label'));
   document.getElementById('app').hidden = true;
   document.body.append(form);
   document.body.classList.add('ready');
@@ -61,14 +90,24 @@ export function showSignIn() {
 
 // accountFoot adds the person's name, what is left of their limit and a
 // sign-out item to the sidebar's foot.
-export function accountFoot(foot, me) {
-  if (!me || me.kind !== 'account') return;
+export function accountFoot(foot, me, toast) {
+  if (!me) return;
+  if (me.kind === 'local') {
+    foot.prepend(h('div', { class: 'account' }, settingsButton(toast)));
+    return;
+  }
+  if (me.kind !== 'account') return;
   const items = [h('span', { class: 'account-name', id: 'account-name' }, me.name || '')];
   const u = me.usage && me.usage.messages;
-  if (u && u.limit >= 0) {
+  if (u && typeof u.limit === 'number' && u.limit >= 0) {
     const reset = new Date(u.resets).toLocaleString();
     items.push(h('span', { class: 'account-usage', id: 'account-usage' }, t('usageLeft', { left: String(u.left), limit: String(u.limit), reset })));
   }
+  const x = me.usage && me.usage.extreme;
+  if (x && typeof x.limit === 'number' && x.limit >= 0) {
+    items.push(h('span', { class: 'account-usage', id: 'account-long-usage' }, t('longLeft', { left: String(x.left), limit: String(x.limit) })));
+  }
+  items.push(settingsButton(toast));
   const out = h('button', { class: 'icon-btn sign-out', id: 'sign-out', type: 'button' }, t('signOut'));
   out.addEventListener('click', async () => {
     await fetch('/api/session', { method: 'DELETE' });

@@ -47,6 +47,7 @@ export const api = {
   chats: (limit = 100) => call('GET', `/api/chats?limit=${limit}`),
   chat: (id) => call('GET', `/api/chats/${encodeURIComponent(id)}`),
   deleteChat: (id) => call('DELETE', `/api/chats/${encodeURIComponent(id)}`),
+  renameChat: (id, title) => call('PATCH', `/api/chats/${encodeURIComponent(id)}`, { title }),
 
   // search starts a run and returns the streaming response.
   async search(body, signal) {

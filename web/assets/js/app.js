@@ -9,12 +9,17 @@ import { uiMessageChunks } from './stream.js';
 import { Turn } from './turn.js';
 import { ChatList } from './sidebar.js';
 import { SpacesPanel } from './spaces.js';
+import { MemoriesPanel } from './memories.js';
 import { currentUser, showSignIn, accountFoot } from './account.js';
+import './views/all.js';
 
 const $ = (id) => document.getElementById(id);
 const MODE_KEY = 'sova.mode';
 const THEME_KEY = 'sova.theme';
-const MODE_ICONS = { chat: 'chat', search: 'search', deep_search: 'layers', deep_research: 'book', docs: 'folder', sgr_agent: 'sparkle' };
+const MODE_ICONS = {
+  chat: 'chat', search: 'search', deep_search: 'layers', deep_research: 'book', docs: 'folder', sgr_agent: 'sparkle',
+  web: 'globe', academic: 'doc', youtube: 'play', reddit: 'chat', code: 'code', x: 'close', stocks: 'chart', crypto: 'coin',
+};
 
 // storage is localStorage that tolerates being disabled.
 const storage = {
@@ -67,8 +72,32 @@ const el = {
   theme: $('theme-toggle'),
 };
 
-const chats = new ChatList($('chat-list'), { onOpen: (id) => openChat(id, true), onDelete: deleteChat });
+const chats = new ChatList($('chat-list'), { onOpen: (id) => openChat(id, true), onDelete: deleteChat, onRename: renameChat });
+
+// What the latest turn offers (convenience.js): its follow-up questions,
+// asking it again, editing its question, trying a failed one again.
+const turnActions = {
+  followUp: (q) => ask(q),
+  regenerate: (turn) => ask(turn.question),
+  edit: (turn) => {
+    el.input.value = turn.question;
+    el.input.dispatchEvent(new Event('input'));
+    el.input.focus();
+    el.input.setSelectionRange(el.input.value.length, el.input.value.length);
+  },
+  retry: (turn) => ask(turn.question),
+};
+
+// The topbar's download of the chat as Markdown, shown once there is one.
+const exportLink = h('a', { class: 'icon-btn export-chat', id: 'export-chat', hidden: true, download: '', title: t('exportChat'), 'aria-label': t('exportChat') }, icon('download'));
+$('topbar-new').before(exportLink);
+function showExport(id) {
+  exportLink.hidden = !id;
+  if (id) exportLink.href = `/api/chats/${encodeURIComponent(id)}/export.md`;
+  else exportLink.removeAttribute('href');
+}
 const spaces = new SpacesPanel($('spaces'), { toast });
+const memories = new MemoriesPanel($('memories'), { toast });
 
 // ---- boot ----
 
@@ -84,7 +113,7 @@ async function boot() {
   } catch (e) {
     toast(e.message);
   }
-  accountFoot(document.querySelector('.sidebar-foot'), me);
+  accountFoot(document.querySelector('.sidebar-foot'), me, toast);
   for (const b of document.querySelectorAll('[data-icon]')) b.prepend(icon(b.dataset.icon));
   setupTheme();
   setupComposer();
@@ -94,6 +123,7 @@ async function boot() {
   // modes is a page fully loaded.
   loadModes(loadChats());
   spaces.init();
+  memories.init();
   window.addEventListener('popstate', () => route(false));
   route(false);
   document.body.classList.add('ready');
@@ -164,12 +194,29 @@ function setupModeMenu() {
   document.addEventListener('click', (e) => {
     if (!el.modeMenu.hidden && !e.target.closest('.mode-picker')) closeModeMenu();
   });
+  window.addEventListener('resize', () => {
+    if (!el.modeMenu.hidden) placeModeMenu();
+  });
 }
 
 function openModeMenu() {
   el.modeMenu.hidden = false;
+  placeModeMenu();
   el.modeBtn.setAttribute('aria-expanded', 'true');
   (el.modeMenu.querySelector('[aria-selected="true"]') || el.modeMenu.firstElementChild)?.focus();
+}
+
+// placeModeMenu opens the menu on the side of the button with more room
+// and makes it no taller than that room, so every entry can be reached
+// (it scrolls) on a short window or a phone.
+function placeModeMenu() {
+  const r = el.modeBtn.getBoundingClientRect();
+  const margin = 12;
+  const above = r.top - margin - 10;
+  const below = window.innerHeight - r.bottom - margin - 10;
+  const down = below > above;
+  el.modeMenu.classList.toggle('below', down);
+  el.modeMenu.style.maxHeight = Math.max(160, Math.floor(down ? below : above)) + 'px';
 }
 
 function closeModeMenu() {
@@ -230,7 +277,7 @@ function ask(text) {
   if (isLiveHere()) return;
   const mode = state.mode;
   for (const turn of state.turns) turn.freeze();
-  const turn = new Turn({ question: text, mode, onAnswer: (answer) => ask(answer) });
+  const turn = new Turn({ question: text, mode, onAnswer: (answer) => ask(answer), actions: turnActions });
   turn.onRender = () => stickToBottom();
   state.turns.push(turn);
   el.hero.hidden = true;
@@ -271,6 +318,7 @@ async function runLive(turn, open) {
           history.pushState(null, '', '/c/' + encodeURIComponent(chatId));
           chats.setActive(chatId);
           el.title.textContent = chats.title(chatId);
+          showExport(chatId);
         }
         loadChats();
       }
@@ -371,6 +419,7 @@ function newChat(push) {
   state.chatId = null;
   el.hero.hidden = false;
   el.title.textContent = '';
+  showExport(null);
   chats.setActive(null);
   if (push && location.pathname !== '/') history.pushState(null, '', '/');
   updateSendButton();
@@ -381,6 +430,7 @@ async function openChat(id, push) {
   resetView();
   state.chatId = id;
   el.hero.hidden = true;
+  showExport(id);
   chats.setActive(id);
   el.title.textContent = chats.title(id);
   if (push) history.pushState(null, '', '/c/' + encodeURIComponent(id));
@@ -411,7 +461,7 @@ async function openChat(id, push) {
       turns.push(state.live.turn);
       continue;
     }
-    const turn = Turn.fromStored(m, next, { onAnswer: (answer) => ask(answer) });
+    const turn = Turn.fromStored(m, next, { onAnswer: (answer) => ask(answer), actions: turnActions });
     if (last && !next) pending = turn;
     turns.push(turn);
   }
@@ -426,6 +476,19 @@ async function openChat(id, push) {
   // A question without an answer: its run may still be going (or ended
   // after this page left); the chat's stream replays and follows it.
   if (pending && !state.live) runLive(pending, (signal) => api.resume(id, '', signal));
+}
+
+// renameChat names a chat (PATCH /api/chats/{id}); true when it worked.
+async function renameChat(id, title) {
+  try {
+    await api.renameChat(id, title);
+  } catch (e) {
+    toast(t('renameFailed', { msg: e.message }));
+    return false;
+  }
+  if (state.chatId === id) el.title.textContent = title;
+  loadChats();
+  return true;
 }
 
 async function deleteChat(id) {

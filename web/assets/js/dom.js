@@ -32,8 +32,20 @@ export function safeImageURL(raw) {
   return safeURL(raw, IMAGE_SCHEMES);
 }
 
+// proxied returns the address the page loads an image from: its own
+// origin's and data: URLs as they are, any other through Sova's image
+// proxy (GET /api/image), so no other site sees who reads the page. The
+// page's Content-Security-Policy allows no other image source.
+export function proxied(raw) {
+  const u = safeImageURL(raw);
+  if (!u || u.startsWith('data:')) return u;
+  if (new URL(u).origin === location.origin) return u;
+  return '/api/image?url=' + encodeURIComponent(u);
+}
+
 // h creates an element. props: class, text, dataset, on<event> (functions
-// only), href/src (checked by safeURL), anything else as an attribute.
+// only), href (checked by safeURL), src (checked, and remote images
+// through the image proxy), anything else as an attribute.
 // Children may be nodes, strings (Text nodes), arrays, null or false.
 export function h(tag, props, ...children) {
   const el = document.createElement(tag);
@@ -55,7 +67,7 @@ function setProps(el, props) {
       const u = safeURL(v);
       if (u) el.setAttribute('href', u);
     } else if (k === 'src') {
-      const u = safeImageURL(v);
+      const u = proxied(v);
       if (u) el.setAttribute('src', u);
     } else if (k === 'style' || k === 'srcdoc') {
       throw new Error(`dom: ${k} is not supported`);
@@ -106,11 +118,18 @@ const ICONS = {
   moon: ['M20 14.5A8 8 0 0 1 9.5 4a8 8 0 1 0 10.5 10.5z'],
   auto: ['M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18z', 'M12 3v18'],
   copy: ['M9 9h10v12H9z', 'M5 15V3h10'],
+  refresh: ['M20 11a8 8 0 1 0-2.3 5.7', 'M20 4v7h-7'],
+  pencil: ['M4 20h4L19 9l-4-4L4 16z', 'M13.5 6.5l4 4'],
   download: ['M12 4v11', 'M7 10l5 5 5-5', 'M5 20h14'],
   upload: ['M12 20V9', 'M7 14l5-5 5 5', 'M5 4h14'],
   question: ['M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18z', 'M9.5 9.5a2.5 2.5 0 1 1 3.5 2.3c-.6.3-1 .9-1 1.6v.6', 'M12 17v.5'],
   list: ['M9 6h11', 'M9 12h11', 'M9 18h11', 'M4.5 6h.5', 'M4.5 12h.5', 'M4.5 18h.5'],
   folder: ['M3 7a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z'],
+  play: ['M3 7a3 3 0 0 1 3-3h12a3 3 0 0 1 3 3v10a3 3 0 0 1-3 3H6a3 3 0 0 1-3-3z', 'M10 9v6l5-3z'],
+  chart: ['M4 20h16', 'M5 16l4-5 4 3 6-8'],
+  coin: ['M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18z', 'M14.5 9.5c-.4-1-1.3-1.5-2.5-1.5-1.5 0-2.5.7-2.5 1.8 0 2.7 5 1.5 5 4.2 0 1.2-1 2-2.5 2-1.3 0-2.2-.6-2.6-1.6', 'M12 6.5v11'],
+  pin: ['M12 21s-7-6.2-7-11.5a7 7 0 0 1 14 0C19 14.8 12 21 12 21z', 'M12 12a2.5 2.5 0 1 0 0-5 2.5 2.5 0 0 0 0 5z'],
+  code: ['M8 7l-5 5 5 5', 'M16 7l5 5-5 5', 'M14 4l-4 16'],
 };
 
 // icon returns an SVG icon element.

@@ -312,6 +312,13 @@ function fill(s, vars) {
   return s.replace(/\{(\w+)\}/g, (m, k) => (vars && k in vars ? (typeof vars[k] === 'number' ? numbers.format(vars[k]) : String(vars[k])) : m));
 }
 
+// addStrings adds a view module's own strings, English and Russian, so
+// that modules need not edit this file; existing keys are kept.
+export function addStrings(moreEn, moreRu) {
+  for (const [k, v] of Object.entries(moreEn || {})) if (!(k in en)) en[k] = v;
+  for (const [k, v] of Object.entries(moreRu || {})) if (!(k in ru)) ru[k] = v;
+}
+
 // t returns the string for key in the interface language, with {name}
 // placeholders filled from vars; the key itself when there is none.
 export function t(key, vars) {

@@ -1,18 +1,30 @@
-// The list of past chats, grouped by day, with a two-step delete (no modal
-// dialog: the item itself asks for confirmation).
+// The list of past chats, grouped by day, with a search box over their
+// titles, renaming in place and a two-step delete (no modal dialog: the
+// item itself asks for confirmation).
 
 import { h, icon } from './dom.js';
 import { t, dayGroup, modeName } from './i18n.js';
+import './convenience.js'; // its strings
 
 export class ChatList {
-  // el: the container; onOpen(id), onDelete(id) → Promise.
-  constructor(el, { onOpen, onDelete }) {
+  // el: the container; onOpen(id), onDelete(id) → Promise, onRename(id,
+  // title) → Promise.
+  constructor(el, { onOpen, onDelete, onRename }) {
     this.el = el;
     this.onOpen = onOpen;
     this.onDelete = onDelete;
+    this.onRename = onRename;
     this.chats = [];
     this.active = null;
     this.confirming = null;
+    this.renaming = null;
+    this.query = '';
+    this.search = h('input', { class: 'chat-search', type: 'search', placeholder: t('searchChats'), 'aria-label': t('searchChats') });
+    this.search.addEventListener('input', () => {
+      this.query = this.search.value.trim().toLowerCase();
+      this.render();
+    });
+    el.before(h('div', { class: 'chat-search-box' }, icon('search'), this.search));
     this.hints = new Map(); // chat id → its first question, until the server names the chat
   }
 
@@ -42,9 +54,16 @@ export class ChatList {
       this.el.replaceChildren(h('p', { class: 'chat-empty' }, t('noChats')));
       return;
     }
+    const shown = this.query
+      ? this.chats.filter((c) => (c.title || this.hints.get(c.id) || '').toLowerCase().includes(this.query))
+      : this.chats;
+    if (!shown.length) {
+      this.el.replaceChildren(h('p', { class: 'chat-empty' }, t('noMatches')));
+      return;
+    }
     const groups = new Map();
     const now = new Date();
-    for (const c of this.chats) {
+    for (const c of shown) {
       const d = new Date(c.updatedAt || c.createdAt || Date.now());
       const g = dayGroup(d, now);
       if (!groups.has(g)) groups.set(g, []);
@@ -76,6 +95,7 @@ export class ChatList {
       return h('div', { class: 'chat-item confirming', dataset: { id: c.id } },
         h('span', { class: 'chat-confirm-text' }, t('confirmDelete')), h('span', { class: 'chat-confirm-actions' }, no, yes));
     }
+    if (this.renaming === c.id) return this.renameForm(c, title);
     const open = h('a', { class: 'chat-open', href: '/c/' + encodeURIComponent(c.id), title }, h('span', { class: 'chat-title' }, title),
       c.mode ? h('span', { class: 'chat-mode' }, modeName(c.mode)) : null);
     open.addEventListener('click', (e) => {
@@ -88,6 +108,46 @@ export class ChatList {
       this.confirming = c.id;
       this.render();
     });
-    return h('div', { class: ['chat-item', c.id === this.active && 'active'], dataset: { id: c.id } }, open, del);
+    const ren = h('button', { class: 'icon-btn chat-rename', type: 'button', title: t('rename'), 'aria-label': t('rename') }, icon('pencil'));
+    ren.addEventListener('click', () => {
+      this.renaming = c.id;
+      this.render();
+    });
+    return h('div', { class: ['chat-item', c.id === this.active && 'active'], dataset: { id: c.id } }, open, ren, del);
+  }
+
+  // renameForm edits a chat's title in place: Enter saves, Escape or
+  // leaving the field keeps the old one.
+  renameForm(c, title) {
+    const input = h('input', { class: 'chat-rename-input', type: 'text', maxlength: '200', 'aria-label': t('rename') });
+    input.value = c.title || title;
+    let done = false;
+    const finish = async (save) => {
+      if (done) return;
+      done = true;
+      const next = input.value.trim();
+      this.renaming = null;
+      if (save && next && next !== c.title) {
+        input.disabled = true;
+        if (await this.onRename(c.id, next)) c.title = next;
+      }
+      this.render();
+    };
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && !e.isComposing) {
+        e.preventDefault();
+        finish(true);
+      } else if (e.key === 'Escape') {
+        e.preventDefault();
+        e.stopPropagation();
+        finish(false);
+      }
+    });
+    input.addEventListener('blur', () => finish(false));
+    setTimeout(() => {
+      input.focus();
+      input.select();
+    }, 0);
+    return h('div', { class: 'chat-item renaming', dataset: { id: c.id } }, input);
   }
 }

@@ -7,6 +7,7 @@
 import { h, icon, spinner } from './dom.js';
 import { t, plural } from './i18n.js';
 import { api } from './api.js';
+import { connectorBlock, listConnectors } from './connectors.js';
 
 const SELECTED_KEY = 'sova.spaces';
 
@@ -20,6 +21,7 @@ export class SpacesPanel {
     this.busy = new Map(); // space id → status text
     this.creating = false;
     this.selected = new Set(load());
+    this.connectors = null; // space id → connected source; null: none on this server
   }
 
   // init probes the server; the panel stays hidden without spaces.
@@ -36,6 +38,7 @@ export class SpacesPanel {
     }
     this.spaces = spaces.filter((s) => s && s.id != null);
     this.pruneSelection();
+    this.connectors = await listConnectors();
     this.el.hidden = false;
     this.render();
     return true;
@@ -50,6 +53,7 @@ export class SpacesPanel {
     try {
       this.spaces = (await api.spaces()).filter((s) => s && s.id != null);
       this.pruneSelection();
+      this.connectors = await listConnectors();
     } catch (e) {
       this.toast(t('spacesFailed', { msg: e.message }));
     }
@@ -114,7 +118,8 @@ export class SpacesPanel {
       else this.selected.delete(id);
       save(this.selected);
     });
-    const toggle = h('button', { class: 'space-name', type: 'button', 'aria-expanded': String(this.open.has(id)) }, icon('folder'), h('span', null, name),
+    const linked = this.connectors && this.connectors.has(id);
+    const toggle = h('button', { class: 'space-name', type: 'button', 'aria-expanded': String(this.open.has(id)) }, icon(linked ? 'globe' : 'folder'), h('span', null, name),
       count != null ? h('span', { class: 'count' }, String(count)) : null);
     toggle.addEventListener('click', () => {
       if (this.open.has(id)) this.open.delete(id);
@@ -146,6 +151,15 @@ export class SpacesPanel {
     });
     const row = h('div', { class: 'space' }, h('div', { class: 'space-row' }, check, toggle, up, del, file));
     if (this.busy.has(id)) row.append(h('div', { class: 'space-busy' }, spinner(), this.busy.get(id)));
+    if (this.open.has(id) && this.connectors) {
+      row.append(connectorBlock(id, this.connectors.get(id), {
+        toast: this.toast,
+        onChange: async () => {
+          await this.refresh();
+          if (this.open.has(id)) await this.loadDocs(id);
+        },
+      }));
+    }
     if (this.open.has(id)) {
       const docs = this.docs.get(id);
       if (!docs) row.append(h('div', { class: 'space-busy' }, spinner()));

@@ -7,15 +7,20 @@
 import { h, icon, spinner, hostOf, safeURL, safeImageURL } from './dom.js';
 import { t, has, plural, humanize, lang, modeName, formatNumber } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
+import { partView, toolView, answerView } from './views.js';
+import { attachPreview, followUpChips, openPassage, isPassageURL } from './convenience.js';
 
 const VISIBLE_SOURCES = 5;
 
 export class Turn {
-  // opts: question, mode, onAnswer(text) for clarifications.
+  // opts: question, mode, onAnswer(text) for clarifications, actions
+  // {followUp(q), regenerate(turn), edit(turn), retry(turn)} offered under
+  // the latest turn (convenience.js).
   constructor(opts) {
     this.question = opts.question || '';
     this.mode = opts.mode || '';
     this.onAnswer = opts.onAnswer || (() => {});
+    this.actions = opts.actions || {};
     this.statuses = new Map(); // stage → {stage, message, detail}
     this.queries = new Map(); // part id → query_completion data
     this.candidates = new Map(); // url → source
@@ -127,7 +132,21 @@ export class Turn {
     // in the AI SDK; parts without one accumulate.
     const key = id ? `${name}\u0000${id}` : `${name}\u0000#${this.seq++}`;
     this.extras.set(key, { name, data: d });
-    this.mark(name === 'clarification' || name === 'report' ? 'extras' : 'steps');
+    this.mark(name === 'clarification' || name === 'report' || name === 'followups' ? 'extras' : 'steps');
+    // The questions of a clarification show in its card, not twice.
+    if (name === 'clarification') this.mark('answer', 'foot');
+  }
+
+  // asksForAnswers reports whether the turn's text only repeats the
+  // questions its clarification card shows (sgr_agent and deep_research
+  // write them out for clients without the card).
+  asksForAnswers() {
+    for (const x of this.extras.values()) {
+      if (x.name !== 'clarification') continue;
+      const qs = Array.isArray(x.data?.questions) ? x.data.questions.filter((q) => typeof q === 'string' && q) : [];
+      if (qs.length && qs.every((q) => this.text.includes(q))) return true;
+    }
+    return false;
   }
 
   applyTool(c) {
@@ -141,6 +160,7 @@ export class Turn {
     else if (c.type === 'tool-output-error' || c.type === 'tool-input-error') tool.error = c.errorText || 'error';
     this.tools.set(id, tool);
     this.mark('steps');
+    if (answerView(tool.name)) this.mark('extras');
   }
 
   addCited(s) {
@@ -175,7 +195,7 @@ export class Turn {
   freeze() {
     if (this.frozen) return;
     this.frozen = true;
-    this.mark('extras');
+    this.mark('extras', 'foot', 'error');
   }
 
   // fromStored rebuilds a finished turn from stored messages (GET
@@ -212,6 +232,25 @@ export class Turn {
   // agents store a list of tool calls. Anything else is ignored.
   restoreSteps(steps) {
     if (!steps || typeof steps !== 'object') return;
+    // A search group's record: its tool calls with the JSON results they
+    // gave, shown through the tools' views as they were live.
+    if (!Array.isArray(steps) && typeof steps.group === 'string' && Array.isArray(steps.toolCalls)) {
+      const results = new Map((Array.isArray(steps.toolResults) ? steps.toolResults : []).filter((r) => r && r.callId).map((r) => [r.callId, r]));
+      steps.toolCalls.forEach((c, i) => {
+        if (!c || typeof c.name !== 'string') return;
+        const r = results.get(c.id) || {};
+        let output = r.output ?? null;
+        if (typeof output === 'string') {
+          try {
+            output = JSON.parse(output);
+          } catch {
+            // a text result: shown as the step's summary
+          }
+        }
+        this.tools.set(c.id || `stored-${i}`, { name: c.name, input: c.args ?? null, output, error: r.error || null });
+      });
+      return;
+    }
     if (Array.isArray(steps)) {
       steps.forEach((s, i) => {
         if (!s || typeof s !== 'object') return;
@@ -364,10 +403,20 @@ export class Turn {
     // its first part arrived; other parts are rows of their own.
     let agentGrid = null;
     let noteList = null;
+    const blocks = new Map();
     for (const [key, x] of generic) {
-      const view = RESEARCH_VIEWS.get(x.name);
-      const el = this.keyed('data:' + key, JSON.stringify(x.data), () => (view ? view(x.data) : genericRow(x.name, x.data)));
-      if (x.name === 'research_agent') {
+      const registered = partView(x.name);
+      const view = RESEARCH_VIEWS.get(x.name) || (registered && registered.view);
+      const el = this.keyed('data:' + key, JSON.stringify(x.data), () => safeView(view, x.data, key) || genericRow(x.name, x.data));
+      if (registered && registered.block) {
+        let block = blocks.get(x.name);
+        if (!block) {
+          block = h('div', { class: ['step-block', registered.block] });
+          blocks.set(x.name, block);
+          rows.push(block);
+        }
+        block.append(el);
+      } else if (x.name === 'research_agent') {
         if (!agentGrid) rows.push((agentGrid = h('div', { class: 'step-block agent-grid' })));
         agentGrid.append(el);
       } else if (x.name === 'research_note') {
@@ -449,6 +498,11 @@ export class Turn {
   }
 
   renderAnswer() {
+    if (this.asksForAnswers()) {
+      this.answerHead.hidden = true;
+      this.answerEl.replaceChildren();
+      return;
+    }
     const streaming = this.running && !!this.text;
     this.answerEl.classList.toggle('streaming', streaming);
     this.answerHead.hidden = !this.text && !(this.running && !this.error);
@@ -463,26 +517,43 @@ export class Turn {
     const s = this.cited.get(n);
     if (!s) return h('span', { class: 'cite pending' }, String(n));
     const url = s.kind === 'document' ? null : safeURL(s.url || '', new Set(['http:', 'https:']));
-    if (url) return h('a', { class: 'cite', href: url, target: '_blank', rel: 'noopener noreferrer', title: s.title || hostOf(url), dataset: { n: String(n) } }, String(n));
+    if (url) return attachPreview(h('a', { class: 'cite', href: url, target: '_blank', rel: 'noopener noreferrer', dataset: { n: String(n) } }, String(n)), s);
     // A passage of the person's documents has no web address: the marker
-    // points at its card instead.
-    return h('button', {
-      class: 'cite', type: 'button', title: s.title || '', dataset: { n: String(n) },
+    // opens the passage in the side panel, or points at its card.
+    return attachPreview(h('button', {
+      class: 'cite', type: 'button', dataset: { n: String(n) },
       onclick: () => {
+        if (isPassageURL(s.url)) {
+          openPassage(s.url);
+          return;
+        }
         const card = this.sourcesEl.querySelector(`.source-card[data-n="${n}"]`);
         if (!card) return;
         card.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
         card.classList.add('highlight');
         setTimeout(() => card.classList.remove('highlight'), 1600);
       },
-    }, String(n));
+    }, String(n)), s);
   }
 
   renderExtras() {
     const cards = [];
+    // An assistant confirmation has its own Yes/No buttons (views/assistant.js):
+    // the run's clarification form would ask the same question again.
+    const confirms = [...this.extras.values()].some((x) => x.name === 'assistant_confirmation');
     for (const [key, x] of this.extras) {
-      if (x.name === 'clarification') cards.push(this.clarifyCard(key, x.data));
+      if (x.name === 'clarification' && !confirms) cards.push(this.clarifyCard(key, x.data));
       else if (x.name === 'report') cards.push(this.keyed('report:' + key, JSON.stringify(x.data), () => reportCard(x.data)));
+      else if (x.name === 'followups' && !this.frozen && this.actions.followUp) {
+        const chips = followUpChips(x.data?.questions, (q) => this.actions.followUp(q));
+        if (chips) cards.push(chips);
+      }
+    }
+    for (const [id, tool] of this.tools) {
+      const view = answerView(tool.name);
+      if (!view || tool.error || tool.output == null) continue;
+      const el = this.keyed('answer-view:' + id, JSON.stringify(tool.output), () => safeView(view, tool));
+      if (el) cards.push(el);
     }
     this.extrasEl.replaceChildren(...cards);
   }
@@ -526,7 +597,9 @@ export class Turn {
     this.errorEl.hidden = !msg && !stopped;
     if (msg) {
       this.errorEl.className = 'turn-error';
-      this.errorEl.replaceChildren(icon('alert'), h('div', null, h('strong', null, t('errorTitle')), h('div', { class: 'error-text' }, msg)));
+      const retry = !this.frozen && !this.running && this.actions.retry
+        ? h('button', { class: 'btn small retry-btn', type: 'button', onclick: () => this.actions.retry(this) }, icon('refresh'), h('span', null, t('retry'))) : null;
+      this.errorEl.replaceChildren(icon('alert'), h('div', null, h('strong', null, t('errorTitle')), h('div', { class: 'error-text' }, msg), retry));
     } else if (stopped) {
       this.errorEl.className = 'turn-error note';
       this.errorEl.replaceChildren(icon('stop'), h('div', null, t('stopped')));
@@ -534,7 +607,7 @@ export class Turn {
   }
 
   renderFoot() {
-    this.footEl.hidden = this.running || !this.text;
+    this.footEl.hidden = this.running || !this.text || this.asksForAnswers();
     if (this.footEl.hidden) return;
     const copy = h('button', { class: 'ghost-btn', type: 'button', title: t('copy') }, icon('copy'), h('span', null, t('copy')));
     copy.addEventListener('click', async () => {
@@ -551,7 +624,15 @@ export class Turn {
     if (this.meta.model) info.push(this.meta.model);
     const total = this.usage && (this.usage.totalTokens || (this.usage.inputTokens || 0) + (this.usage.outputTokens || 0));
     if (total) info.push(plural('tokens', total));
-    this.footEl.replaceChildren(copy, h('span', { class: 'foot-info' }, info.join(' · ')));
+    // The latest turn may be asked again, or its question edited and sent.
+    const again = [];
+    if (!this.frozen && this.actions.regenerate) {
+      again.push(h('button', { class: 'ghost-btn regenerate-btn', type: 'button', title: t('regenerate'), onclick: () => this.actions.regenerate(this) }, icon('refresh'), h('span', null, t('regenerate'))));
+    }
+    if (!this.frozen && this.actions.edit) {
+      again.push(h('button', { class: 'ghost-btn edit-btn', type: 'button', title: t('editQuestion'), onclick: () => this.actions.edit(this) }, icon('pencil'), h('span', null, t('editQuestion'))));
+    }
+    this.footEl.replaceChildren(copy, ...again, h('span', { class: 'foot-info' }, info.join(' · ')));
   }
 }
 
@@ -589,12 +670,27 @@ function pageRow(p) {
 
 function toolRow(tool) {
   const st = tool.error ? icon('alert', 'bad') : tool.output === undefined ? spinner() : icon('check');
+  const view = toolView(tool.name);
+  const result = view && tool.output !== undefined && !tool.error ? safeView(view, tool) : null;
   return h('div', { class: 'step tool', dataset: { tool: tool.name || '' } },
     h('span', { class: 'step-icon' }, st),
     h('div', { class: 'step-main' },
       h('div', { class: 'step-title' }, tool.title || t('tool', { name: humanize(tool.name) || '?' })),
       toolInputText(tool.input) ? h('div', { class: 'step-detail' }, toolInputText(tool.input)) : null,
-      tool.error ? h('div', { class: 'step-detail bad' }, String(tool.error)) : null));
+      tool.error ? h('div', { class: 'step-detail bad' }, String(tool.error)) : null,
+      result ? h('div', { class: 'tool-view' }, result) : null));
+}
+
+// safeView calls a registered view; one that throws on odd data shows
+// nothing rather than breaking the turn.
+function safeView(view, ...args) {
+  if (!view) return null;
+  try {
+    return view(...args) || null;
+  } catch (err) {
+    console.warn('view failed', err);
+    return null;
+  }
 }
 
 // toolInputText picks what a person wants to see of a tool's input: the
@@ -807,6 +903,8 @@ function sourceCard(s, numbered) {
   ];
   const hint = snippetOnly ? t('snippetOnlyHint') : '';
   const props = { class: ['source-card', doc && 'doc', snippetOnly && 'snippet-only'], title: [s.snippet || s.title || '', hint].filter(Boolean).join('\n\n'), dataset: { n: numbered && s.number ? String(s.number) : '' } };
+  // A cited passage of the person's documents opens in the side panel.
+  if (isPassageURL(s.url)) return h('button', { ...props, type: 'button', class: [...props.class, 'passage-link'], onclick: () => openPassage(s.url) }, body);
   if (!url) return h('div', props, body);
   return h('a', { ...props, href: url, target: '_blank', rel: 'noopener noreferrer' }, body);
 }

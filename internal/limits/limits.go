@@ -1,0 +1,234 @@
+package limits
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sova-ai/sova"
+)
+
+// Counter names.
+const (
+	Messages = "messages"
+	// Extreme counts runs of the long modes (Config.LongModes), apart from
+	// the messages they also are.
+	Extreme = "extreme"
+)
+
+// Unlimited is a limit that is never reached.
+const Unlimited = -1
+
+// Quota is one role's daily limits; Unlimited (-1) is none.
+type Quota struct {
+	Messages int64
+	Extreme  int64
+}
+
+// Config sets the limits. Admins have none.
+type Config struct {
+	Free, Pro, Anonymous Quota
+	// LongModes are the mode ids counted as Extreme and capped by
+	// Concurrent.
+	LongModes []string
+	// Concurrent caps one user's long runs going at once (0: no cap).
+	// Runs are counted in this process.
+	Concurrent int
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// ErrRateLimited is what every refusal Is.
+var ErrRateLimited = errors.New("rate limited")
+
+// Exceeded is a refusal: which limit, and when to try again.
+type Exceeded struct {
+	Counter    string // Messages, Extreme, or "concurrent"
+	Limit      int64
+	Role       string
+	RetryAfter time.Duration
+	Resets     time.Time // zero for the concurrency cap
+}
+
+func (e *Exceeded) Error() string {
+	switch e.Counter {
+	case Messages:
+		return fmt.Sprintf("the daily limit of %d messages is used up; it resets at %s", e.Limit, e.Resets.Format(time.RFC3339))
+	case Extreme:
+		return fmt.Sprintf("the daily limit of %d long runs (extreme, deep research) is used up; it resets at %s", e.Limit, e.Resets.Format(time.RFC3339))
+	default:
+		return fmt.Sprintf("%d long runs of yours are going already; wait until one ends", e.Limit)
+	}
+}
+
+// Is makes an Exceeded match ErrRateLimited.
+func (e *Exceeded) Is(target error) bool { return target == ErrRateLimited }
+
+// concurrentRetry is the Retry-After of the concurrency cap: a long run
+// takes minutes, so a client is told to come back in a little while.
+const concurrentRetry = 30 * time.Second
+
+// Limiter admits runs under the limits.
+type Limiter struct {
+	cfg     Config
+	counter Counter
+
+	mu     sync.Mutex
+	active map[string]int // long runs going, per user
+}
+
+// New returns a Limiter counting with c.
+func New(cfg Config, c Counter) *Limiter {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Limiter{cfg: cfg, counter: c, active: map[string]int{}}
+}
+
+// Counter is where the limits count (for the usage report).
+func (l *Limiter) Counter() Counter { return l.counter }
+
+// quota is the role's limits; ok is false for a role without any.
+func (l *Limiter) quota(role string) (Quota, bool) {
+	switch role {
+	case sova.RoleAdmin:
+		return Quota{}, false
+	case sova.RolePro:
+		return l.cfg.Pro, true
+	case sova.RoleAnonymous:
+		return l.cfg.Anonymous, true
+	default: // free, and a role this version does not know
+		return l.cfg.Free, true
+	}
+}
+
+// Long reports whether a mode is one of the long modes.
+func (l *Limiter) Long(modeID string) bool { return slices.Contains(l.cfg.LongModes, modeID) }
+
+// day is the UTC day of t and when it ends.
+func day(t time.Time) (string, time.Time) {
+	t = t.UTC()
+	start := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	return start.Format(time.DateOnly), start.AddDate(0, 0, 1)
+}
+
+// Admit counts a run of modeID for u, or refuses it with an *Exceeded.
+// release must be called once the run has ended (it frees the run's place
+// under the concurrency cap); it is never nil when err is nil.
+func (l *Limiter) Admit(ctx context.Context, u sova.User, modeID string) (release func(), err error) {
+	q, limited := l.quota(u.Role)
+	if !limited {
+		return func() {}, nil
+	}
+	now := l.cfg.Now()
+	period, resets := day(now)
+	ttl := resets.Sub(now) + time.Hour
+	long := l.Long(modeID)
+	release = func() {}
+	if long && l.cfg.Concurrent > 0 {
+		if release = l.hold(u.ID); release == nil {
+			return nil, &Exceeded{Counter: "concurrent", Limit: int64(l.cfg.Concurrent), Role: u.Role, RetryAfter: concurrentRetry}
+		}
+	}
+	refuse := func(counter string, limit int64) error {
+		release()
+		return &Exceeded{Counter: counter, Limit: limit, Role: u.Role, RetryAfter: resets.Sub(now), Resets: resets}
+	}
+	msgKey := Key{Subject: u.ID, Counter: Messages, Period: period}
+	if _, ok, err := l.counter.Add(ctx, msgKey, 1, q.Messages, ttl); err != nil {
+		release()
+		return nil, fmt.Errorf("counting the message: %w", err)
+	} else if !ok {
+		return nil, refuse(Messages, q.Messages)
+	}
+	if long {
+		_, ok, err := l.counter.Add(ctx, Key{Subject: u.ID, Counter: Extreme, Period: period}, 1, q.Extreme, ttl)
+		if err != nil || !ok {
+			// The message was counted for a run that does not start.
+			if _, _, uerr := l.counter.Add(ctx, msgKey, -1, Unlimited, ttl); uerr != nil && err == nil {
+				err = uerr
+			}
+			if err != nil {
+				release()
+				return nil, fmt.Errorf("counting the long run: %w", err)
+			}
+			return nil, refuse(Extreme, q.Extreme)
+		}
+	}
+	return release, nil
+}
+
+// hold takes one of the user's places for a long run; nil when none is
+// free. The returned release gives it back once.
+func (l *Limiter) hold(userID string) func() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active[userID] >= l.cfg.Concurrent {
+		return nil
+	}
+	l.active[userID]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.active[userID]--; l.active[userID] <= 0 {
+				delete(l.active, userID)
+			}
+		})
+	}
+}
+
+// Left is what one counter leaves today.
+type Left struct {
+	Used  int64 `json:"used"`
+	Limit int64 `json:"limit"` // -1: unlimited
+	Left  int64 `json:"left"`  // -1: unlimited
+	// Resets is when the day's count starts again (the next UTC midnight).
+	Resets time.Time `json:"resets"`
+}
+
+// Usage is what the limits leave a user today (GET /api/me).
+type Usage struct {
+	Messages Left `json:"messages"`
+	Extreme  Left `json:"extreme"`
+	// Running and Concurrent are the long runs going now and their cap
+	// (0: none).
+	Running    int `json:"running"`
+	Concurrent int `json:"concurrent"`
+}
+
+// Usage returns what u's limits leave today; nil for a user without limits.
+func (l *Limiter) Usage(ctx context.Context, u sova.User) (*Usage, error) {
+	q, limited := l.quota(u.Role)
+	if !limited {
+		return nil, nil
+	}
+	period, resets := day(l.cfg.Now())
+	left := func(counter string, limit int64) (Left, error) {
+		n, err := l.counter.Get(ctx, Key{Subject: u.ID, Counter: counter, Period: period})
+		if err != nil {
+			return Left{}, err
+		}
+		out := Left{Used: n, Limit: limit, Left: Unlimited, Resets: resets}
+		if limit >= 0 {
+			out.Left = max(limit-n, 0)
+		}
+		return out, nil
+	}
+	var out Usage
+	var err error
+	if out.Messages, err = left(Messages, q.Messages); err != nil {
+		return nil, err
+	}
+	if out.Extreme, err = left(Extreme, q.Extreme); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	out.Running, out.Concurrent = l.active[u.ID], l.cfg.Concurrent
+	l.mu.Unlock()
+	return &out, nil
+}

@@ -1,0 +1,499 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sova-ai/sova/internal/agent"
+)
+
+// Options tune a Client.
+type Options struct {
+	// Timeout bounds connecting to a server and listing its tools, and
+	// each tool call (SOVA_MCP_TIMEOUT, 30s).
+	Timeout time.Duration
+	// MaxResultChars bounds the text of a tool result the model reads.
+	MaxResultChars int
+	// AllowHosts are host names or addresses on private networks that
+	// users' own servers may reach (SOVA_MCP_ALLOW_HOSTS); the admin's
+	// servers may reach anything.
+	AllowHosts []string
+	Logger     *slog.Logger
+	// Version is reported to servers as the client's version.
+	Version string
+}
+
+// Client connects to MCP servers. The admin's servers are connected once
+// and shared by every run (a stdio server stays one process); users'
+// servers are connected for one run and closed with its Toolset.
+type Client struct {
+	opt   Options
+	admin []Server
+	sdk   *sdk.Client
+	user  *http.Client // for users' servers: private addresses refused
+
+	mu       sync.Mutex
+	sessions map[string]*sdk.ClientSession // admin server name → session
+}
+
+// NewClient returns a client of the admin's servers.
+func NewClient(admin []Server, opt Options) *Client {
+	if opt.Timeout <= 0 {
+		opt.Timeout = 30 * time.Second
+	}
+	if opt.MaxResultChars <= 0 {
+		opt.MaxResultChars = 20000
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opt.Version == "" {
+		opt.Version = "dev"
+	}
+	return &Client{
+		opt: opt, admin: admin,
+		sdk:      sdk.NewClient(&sdk.Implementation{Name: "sova", Version: opt.Version}, nil),
+		user:     &http.Client{Transport: guardedTransport(opt.AllowHosts)},
+		sessions: map[string]*sdk.ClientSession{},
+	}
+}
+
+// Servers returns the admin's servers.
+func (c *Client) Servers() []Server { return slices.Clone(c.admin) }
+
+// Close ends the shared sessions (and the processes of stdio servers).
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for name, s := range c.sessions {
+		errs = append(errs, s.Close())
+		delete(c.sessions, name)
+	}
+	return errors.Join(errs...)
+}
+
+// Problem is a server whose tools could not be listed.
+type Problem struct {
+	Server string `json:"server"`
+	Error  string `json:"error"`
+}
+
+// Toolset is the tools of a run's servers. Close it when the run ends.
+type Toolset struct {
+	Tools    []*Tool
+	Problems []Problem
+	owned    []*sdk.ClientSession
+}
+
+// Close ends the sessions of users' servers.
+func (t *Toolset) Close() {
+	for _, s := range t.owned {
+		_ = s.Close()
+	}
+	t.owned = nil
+}
+
+// AgentTools returns the tools as agent tools.
+func (t *Toolset) AgentTools() []agent.Tool {
+	out := make([]agent.Tool, 0, len(t.Tools))
+	for _, x := range t.Tools {
+		out = append(out, x)
+	}
+	return out
+}
+
+// Find returns the tool with the given full name.
+func (t *Toolset) Find(name string) *Tool {
+	for _, x := range t.Tools {
+		if x.FullName == name {
+			return x
+		}
+	}
+	return nil
+}
+
+// Tools connects to the admin's servers and the user's, and lists their
+// tools, in parallel. A server that cannot be reached or listed in time is
+// a Problem, never an error: the run goes on with the others. A user's
+// server named like an admin's is skipped.
+func (c *Client) Tools(ctx context.Context, user []Server) *Toolset {
+	type listed struct {
+		tools   []*Tool
+		owned   *sdk.ClientSession
+		problem *Problem
+	}
+	servers := slices.Clone(c.admin)
+	for _, u := range user {
+		if slices.ContainsFunc(c.admin, func(a Server) bool { return a.Name == u.Name }) {
+			continue
+		}
+		servers = append(servers, u)
+	}
+	res := make([]listed, len(servers))
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		isAdmin := i < len(c.admin)
+		wg.Go(func() {
+			lctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
+			defer cancel()
+			var (
+				sess *sdk.ClientSession
+				err  error
+			)
+			if isAdmin {
+				sess, err = c.shared(lctx, s)
+			} else {
+				sess, err = c.connect(lctx, s, c.user)
+				if err == nil {
+					res[i].owned = sess
+				}
+			}
+			if err == nil {
+				res[i].tools, err = c.list(lctx, s, sess, isAdmin)
+			}
+			if err != nil {
+				if isAdmin {
+					c.drop(s.Name, sess)
+				}
+				c.opt.Logger.Warn("MCP server unavailable", "server", s.Name, "err", err)
+				res[i].problem = &Problem{Server: s.Name, Error: describe(lctx, s, err, c.opt.Timeout)}
+			}
+		})
+	}
+	wg.Wait()
+	ts := &Toolset{}
+	seen := map[string]bool{}
+	for _, r := range res {
+		if r.owned != nil {
+			ts.owned = append(ts.owned, r.owned)
+		}
+		if r.problem != nil {
+			ts.Problems = append(ts.Problems, *r.problem)
+		}
+		for _, t := range r.tools {
+			if !seen[t.FullName] {
+				seen[t.FullName] = true
+				ts.Tools = append(ts.Tools, t)
+			}
+		}
+	}
+	return ts
+}
+
+func describe(ctx context.Context, s Server, err error, timeout time.Duration) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Sprintf("the server %s did not answer within %s (SOVA_MCP_TIMEOUT)", s.Name, timeout)
+	}
+	return fmt.Sprintf("the server %s could not be used: %v", s.Name, err)
+}
+
+// shared returns the session of an admin's server, connecting it first
+// when there is none.
+func (c *Client) shared(ctx context.Context, s Server) (*sdk.ClientSession, error) {
+	c.mu.Lock()
+	sess := c.sessions[s.Name]
+	c.mu.Unlock()
+	if sess != nil {
+		return sess, nil
+	}
+	sess, err := c.connect(ctx, s, http.DefaultClient)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.sessions[s.Name]; old != nil { // connected meanwhile by another run
+		_ = sess.Close()
+		return old, nil
+	}
+	c.sessions[s.Name] = sess
+	return sess, nil
+}
+
+// drop forgets a shared session that failed, so the next run reconnects.
+func (c *Client) drop(name string, sess *sdk.ClientSession) {
+	if sess == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.sessions[name] == sess {
+		delete(c.sessions, name)
+	}
+	c.mu.Unlock()
+	_ = sess.Close()
+}
+
+func (c *Client) connect(ctx context.Context, s Server, hc *http.Client) (*sdk.ClientSession, error) {
+	var t sdk.Transport
+	if s.Stdio() {
+		// The process outlives this call's context: it is ended by
+		// Close (the transport closes stdin, then signals it).
+		cmd := exec.Command(s.Command, s.Args...)
+		cmd.Env = os.Environ()
+		for k, v := range s.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	} else {
+		client := hc
+		if len(s.Headers) > 0 {
+			client = &http.Client{Transport: headerTransport{base: transportOf(hc), headers: maps.Clone(s.Headers)}}
+		}
+		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: client, MaxRetries: 1, DisableStandaloneSSE: true}
+	}
+	sess, err := c.sdk.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connecting: %w", err)
+	}
+	return sess, nil
+}
+
+func transportOf(hc *http.Client) http.RoundTripper {
+	if hc.Transport != nil {
+		return hc.Transport
+	}
+	return http.DefaultTransport
+}
+
+// headerTransport adds a server's configured headers (an API key) to
+// every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.base.RoundTrip(r)
+}
+
+func (c *Client) list(ctx context.Context, s Server, sess *sdk.ClientSession, shared bool) ([]*Tool, error) {
+	var out []*Tool
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing tools: %w", err)
+		}
+		if len(out) >= 200 {
+			break
+		}
+		out = append(out, c.newTool(s, t, sess, shared))
+	}
+	return out, nil
+}
+
+// Tool is one tool of an MCP server as an agent.Tool. Its name is the
+// server's name, "__" and the tool's name, cut to the 64 characters
+// OpenAI-compatible endpoints accept.
+type Tool struct {
+	Server   string
+	Remote   string // the server's name for it
+	FullName string
+	Label    string // the server's title for it
+	Desc     string
+	// ReadOnly is the server's readOnlyHint: a tool without it changes
+	// something, and the assistant asks the person before calling it.
+	ReadOnly bool
+	schema   *jsonschema.Schema
+
+	c      *Client
+	sess   *sdk.ClientSession
+	shared bool
+}
+
+func (c *Client) newTool(s Server, t *sdk.Tool, sess *sdk.ClientSession, shared bool) *Tool {
+	full := s.Name + "__" + sanitize(t.Name)
+	if len(full) > 64 {
+		full = full[:64]
+	}
+	title := t.Title
+	if t.Annotations != nil {
+		if title == "" {
+			title = t.Annotations.Title
+		}
+	}
+	if title == "" {
+		title = t.Name
+	}
+	desc := strings.TrimSpace(t.Description)
+	if desc == "" {
+		desc = title
+	}
+	return &Tool{
+		Server: s.Name, Remote: t.Name, FullName: full, Label: title,
+		Desc:     fmt.Sprintf("[%s] %s", s.Name, mcpClip(desc, 1000)),
+		ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
+		schema:   schemaOf(t.InputSchema), c: c, sess: sess, shared: shared,
+	}
+}
+
+func sanitize(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r < 128 && (r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// schemaOf turns a server's input schema into one the loop can check
+// arguments against; a schema it cannot resolve (another draft's
+// keywords) is replaced by "any object", and the server checks.
+func schemaOf(in any) *jsonschema.Schema {
+	fallback := &jsonschema.Schema{Type: "object"}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return fallback
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fallback
+	}
+	s.Schema = "" // drafts named by servers (draft-07) are read as 2020-12
+	if s.Type == "" {
+		s.Type = "object"
+	}
+	if _, err := s.Resolve(nil); err != nil {
+		return fallback
+	}
+	return &s
+}
+
+// Name implements agent.Tool.
+func (t *Tool) Name() string { return t.FullName }
+
+// Description implements agent.Tool.
+func (t *Tool) Description() string { return t.Desc }
+
+// Schema implements agent.Tool.
+func (t *Tool) Schema() *jsonschema.Schema { return t.schema }
+
+// Call implements agent.Tool.
+func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	out, err := t.Run(ctx, args)
+	return out.Text, err
+}
+
+// Title implements agent.Titler.
+func (t *Tool) Title(json.RawMessage) string { return t.Server + ": " + t.Label }
+
+// Result is how a call's result shows in the stream.
+type Result struct {
+	Server     string          `json:"server"`
+	Tool       string          `json:"tool"`
+	Text       string          `json:"text"`
+	Structured json.RawMessage `json:"structured,omitempty"`
+	Truncated  bool            `json:"truncated,omitempty"`
+}
+
+// Run implements agent.Runner: it calls the tool within the timeout. A
+// server that fails, is too slow or answers with an error ends this call
+// with an error the model reads, never the run.
+func (t *Tool) Run(ctx context.Context, args json.RawMessage) (agent.Output, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.c.opt.Timeout)
+	defer cancel()
+	var a map[string]any
+	if len(args) > 0 {
+		if err := json.Unmarshal(args, &a); err != nil {
+			return agent.Output{}, fmt.Errorf("arguments of %s: %w", t.FullName, err)
+		}
+	}
+	res, err := t.sess.CallTool(ctx, &sdk.CallToolParams{Name: t.Remote, Arguments: a})
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return agent.Output{}, fmt.Errorf("the MCP server %s did not answer %s within %s (SOVA_MCP_TIMEOUT)", t.Server, t.Remote, t.c.opt.Timeout)
+		}
+		if t.shared && errors.Is(err, sdk.ErrConnectionClosed) {
+			t.c.drop(t.Server, t.sess)
+		}
+		t.c.opt.Logger.Warn("MCP tool call failed", "server", t.Server, "tool", t.Remote, "err", err)
+		return agent.Output{}, fmt.Errorf("the MCP server %s failed on %s: %v", t.Server, t.Remote, err)
+	}
+	if res == nil {
+		return agent.Output{}, fmt.Errorf("the MCP server %s returned no result for %s", t.Server, t.Remote)
+	}
+	text := contentText(res.Content)
+	r := Result{Server: t.Server, Tool: t.Remote}
+	if res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			r.Structured = b
+			if text == "" {
+				text = string(b)
+			}
+		}
+	}
+	if res.IsError {
+		if text == "" {
+			text = "the tool reported an error"
+		}
+		return agent.Output{}, fmt.Errorf("%s on %s: %s", t.Remote, t.Server, mcpClip(text, 2000))
+	}
+	if r := []rune(text); len(r) > t.c.opt.MaxResultChars {
+		text = string(r[:t.c.opt.MaxResultChars]) + "\n[truncated]"
+	}
+	r.Text = text
+	r.Truncated = strings.HasSuffix(text, "[truncated]")
+	data, _ := json.Marshal(r)
+	return agent.Output{Text: text, Summary: mcpClip(firstLine(text), 200), Data: data}, nil
+}
+
+func contentText(cs []sdk.Content) string {
+	var parts []string
+	for _, c := range cs {
+		switch v := c.(type) {
+		case *sdk.TextContent:
+			parts = append(parts, v.Text)
+		case *sdk.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image %s, %d bytes]", v.MIMEType, len(v.Data)))
+		case *sdk.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes]", v.MIMEType, len(v.Data)))
+		case *sdk.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource %s: %s]", v.Name, v.URI))
+		case *sdk.EmbeddedResource:
+			if v.Resource != nil {
+				if v.Resource.Text != "" {
+					parts = append(parts, v.Resource.Text)
+				} else {
+					parts = append(parts, fmt.Sprintf("[resource %s, %d bytes]", v.Resource.URI, len(v.Resource.Blob)))
+				}
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func mcpClip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,288 @@
+package assistant
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/agent"
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/mcp"
+	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/tools"
+)
+
+// TaskRequest is executeComplexTask's arguments and the body of POST
+// /api/tasks/execute.
+type TaskRequest struct {
+	Task    string `json:"task" jsonschema:"the whole task, as the person asked for it"`
+	Context string `json:"context,omitempty" jsonschema:"what the conversation established that the task needs"`
+}
+
+// Subtask is one part of a complex task.
+type Subtask struct {
+	ID           int    `json:"id"`
+	Title        string `json:"title"`
+	Instructions string `json:"instructions"`
+	Status       string `json:"status"` // pending, running, done, failed
+	Result       string `json:"result,omitempty"`
+}
+
+// TaskResult is the complex-task agent's answer (seed 004: {success,
+// report}).
+type TaskResult struct {
+	Success  bool      `json:"success"`
+	Report   string    `json:"report"`
+	Subtasks []Subtask `json:"subtasks,omitempty"`
+}
+
+type decomposition struct {
+	Subtasks []struct {
+		Title        string `json:"title" jsonschema:"a short name of the subtask"`
+		Instructions string `json:"instructions" jsonschema:"what to do, with the names, dates and tools it needs"`
+	} `json:"subtasks" jsonschema:"the subtasks in the order they run; later ones may use earlier results"`
+}
+
+// TaskModeID is the mode POST /api/tasks/execute runs as a durable run:
+// the complex-task agent alone, with the task as the run's question.
+const TaskModeID = "assistant_task"
+
+// TaskMode runs the complex-task agent as a run of its own (POST
+// /api/tasks/execute): detached, followed and cancelled like any run, and
+// continued by a restart from the subtasks already done. Starting it is the
+// confirmation: the task's changes run.
+type TaskMode struct{ m *Mode }
+
+// TaskMode returns the mode of the complex-task agent's own runs.
+func (m *Mode) TaskMode() *TaskMode { return &TaskMode{m: m} }
+
+// ID implements mode.Mode.
+func (t *TaskMode) ID() string { return TaskModeID }
+
+// Description implements mode.Mode.
+func (t *TaskMode) Description() string {
+	return "The assistant's complex-task agent on its own (POST /api/tasks/execute): decomposes a large task into subtasks, runs them with the MCP tools without asking again, and reports."
+}
+
+// Unlisted keeps the mode out of the mode menu: it is reached through
+// POST /api/tasks/execute, which is the person's confirmation.
+func (t *TaskMode) Unlisted() bool { return true }
+
+// Run implements mode.Mode: the question is the task; system messages of
+// the history are its context (TaskMessages).
+func (t *TaskMode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
+	m := t.m
+	if m.d.Model == nil {
+		return nil, errors.New("assistant: no model configured")
+	}
+	req := TaskRequest{Task: in.Question}
+	var ctxParts []string
+	for _, h := range in.History {
+		if h.Role == llm.RoleSystem && strings.TrimSpace(h.Content) != "" {
+			ctxParts = append(ctxParts, h.Content)
+		}
+	}
+	req.Context = strings.Join(ctxParts, "\n")
+	ts := m.toolset(ctx, in.UserID, sink)
+	defer ts.Close()
+	res, err := m.runTask(ctx, in, req, ts, sink)
+	if err != nil {
+		return nil, err
+	}
+	steps, _ := json.Marshal(res)
+	if in.Workspace != nil {
+		if err := in.Workspace.Write(ctx, "task/result.json", string(steps)); err != nil {
+			mode.Status(sink, "task", "The task's result could not be kept with the run", err.Error())
+		}
+	}
+	mode.Status(sink, "task", "Task finished", "")
+	return &mode.Result{Text: res.Report, Report: res.Report, Steps: steps, FinishReason: event.FinishStop}, nil
+}
+
+// TaskMessages are the run messages of a task request: its context (as a
+// system message, which TaskMode reads as the context) and the task.
+func TaskMessages(req TaskRequest) []llm.Message {
+	var msgs []llm.Message
+	if c := strings.TrimSpace(req.Context); c != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: c})
+	}
+	return append(msgs, llm.Message{Role: llm.RoleUser, Content: req.Task})
+}
+
+// taskCheckpoint is a complex task's progress, kept in the run's workspace
+// (task/checkpoint.json) after each subtask and in the assistant_task
+// progress parts of the run's log, so that a restarted run goes on from it.
+type taskCheckpoint struct {
+	Task     string    `json:"task"`
+	State    string    `json:"state"`
+	Subtasks []Subtask `json:"subtasks"`
+}
+
+const checkpointFile = "task/checkpoint.json"
+
+// checkpoint finds the progress an earlier attempt at the same task made:
+// in the run's own workspace, else in the logs of the runs it restarts (an
+// interrupted run's workspace is not kept; its log is), newest first.
+func (m *Mode) checkpoint(ctx context.Context, in mode.Input, task string) []Subtask {
+	if in.Workspace != nil {
+		if s, err := in.Workspace.Read(ctx, checkpointFile); err == nil {
+			var cp taskCheckpoint
+			if json.Unmarshal([]byte(s), &cp) == nil && cp.Task == task && len(cp.Subtasks) > 0 {
+				return cp.Subtasks
+			}
+		}
+	}
+	if m.d.Runs == nil || in.OriginRunID == "" || in.OriginRunID == in.RunID {
+		return nil
+	}
+	// The chain of restarts, from the first run up to this one.
+	chain := []string{in.OriginRunID}
+	for id := in.OriginRunID; len(chain) < 50; {
+		next, err := m.d.Runs.RestartOf(ctx, in.UserID, id)
+		if err != nil || next.ID == in.RunID {
+			break
+		}
+		chain = append(chain, next.ID)
+		id = next.ID
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		evs, err := m.d.Runs.RunEvents(ctx, chain[i], 0)
+		if err != nil {
+			continue
+		}
+		for j := len(evs) - 1; j >= 0; j-- {
+			var e event.Event
+			if json.Unmarshal(evs[j].Event, &e) != nil || e.Type != event.TypeData || e.Data == nil || e.Data.Name != "assistant_task" {
+				continue
+			}
+			var cp taskCheckpoint
+			if json.Unmarshal(e.Data.Value, &cp) == nil && cp.Task == task && len(cp.Subtasks) > 0 {
+				return cp.Subtasks
+			}
+		}
+	}
+	return nil
+}
+
+// runTask decomposes the task, runs the subtasks in order (each an agent
+// loop with every tool: the person confirmed the task), and writes the
+// report. Progress goes to sink as assistant_task parts and to the run's
+// workspace; a restarted run takes the subtasks already done from there
+// and does not run them again. A subtask that fails is reported, and the
+// task goes on.
+func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *mcp.Toolset, sink event.Sink) (*TaskResult, error) {
+	if strings.TrimSpace(req.Task) == "" {
+		return nil, fmt.Errorf("%w: task is required", sova.ErrInvalid)
+	}
+	userID := in.UserID
+	id := fmt.Sprintf("task-%d", time.Now().UnixNano())
+	progress := func(subs []Subtask, state string) {
+		b, _ := json.Marshal(taskCheckpoint{Task: req.Task, State: state, Subtasks: subs})
+		sink.Emit(event.Event{Type: event.TypeData, Time: time.Now(), Data: &event.Data{Name: "assistant_task", ID: id, Value: b}})
+		if in.Workspace != nil {
+			if err := in.Workspace.Write(ctx, checkpointFile, string(b)); err != nil && ctx.Err() == nil {
+				mode.Status(sink, "task", "The task's progress could not be saved", err.Error())
+			}
+		}
+	}
+	names := make([]string, 0, len(ts.Tools))
+	for _, x := range ts.Tools {
+		names = append(names, x.FullName+": "+clip(x.Desc, 120))
+	}
+	subs := m.checkpoint(ctx, in, req.Task)
+	if len(subs) > 0 {
+		done := 0
+		for i := range subs {
+			if subs[i].Status == "done" {
+				done++
+			} else {
+				subs[i].Status, subs[i].Result = "pending", ""
+			}
+		}
+		mode.Status(sink, "task", fmt.Sprintf("Resuming the task: %d of %d subtasks already done", done, len(subs)), "")
+	} else {
+		dec, _, err := llm.Structured[decomposition](ctx, m.d.Model, llm.Request{Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: taskPrompt(m.cfg.TaskMaxSubtasks)},
+			{Role: llm.RoleUser, Content: fmt.Sprintf("Task: %s\nContext: %s\nTools available to each subtask:\n- %s", req.Task, req.Context, strings.Join(names, "\n- "))},
+		}})
+		if err != nil {
+			return nil, fmt.Errorf("complex task: decomposing: %w", err)
+		}
+		for i, s := range dec.Subtasks {
+			if i >= m.cfg.TaskMaxSubtasks {
+				break
+			}
+			subs = append(subs, Subtask{ID: i + 1, Title: s.Title, Instructions: s.Instructions, Status: "pending"})
+		}
+	}
+	if len(subs) == 0 {
+		return nil, errors.New("complex task: the task was not decomposed into subtasks")
+	}
+	progress(subs, "running")
+	tl := ts.AgentTools()
+	tl = append(tl, m.knowledgeTools(ctx, userID, "", nil)...)
+	if m.d.Search != nil {
+		tl = append(tl, tools.WebSearch(tools.NewRun(tools.Providers{Search: m.d.Search}, nil), tools.WebSearchOptions{Results: 5, Calls: 2, Format: tools.JSON}))
+	}
+	var done strings.Builder
+	failed := 0
+	temp := m.cfg.Temperature
+	for i := range subs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if subs[i].Status != "done" {
+			subs[i].Status = "running"
+			progress(subs, "running")
+			msgs := []llm.Message{
+				{Role: llm.RoleSystem, Content: subtaskPrompt()},
+				{Role: llm.RoleUser, Content: fmt.Sprintf("Overall task: %s\nContext: %s\n\nResults so far:\n%s\nYour subtask %d: %s\n%s",
+					req.Task, req.Context, orDash(done.String()), subs[i].ID, subs[i].Title, subs[i].Instructions)},
+			}
+			out, err := agent.Run(ctx, agent.Config{
+				Model: m.d.Model, Repair: m.d.Fast, Tools: tl, MaxSteps: m.cfg.TaskStepsEach, Temperature: &temp,
+				MaxTokens: m.cfg.MaxTokens, Concurrency: 1, Sink: prefixed(sink, fmt.Sprintf("%s-%d-", id, i+1)),
+			}, msgs)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				subs[i].Status, subs[i].Result = "failed", err.Error()
+			} else {
+				subs[i].Status, subs[i].Result = "done", clip(out.LastText(), 2000)
+			}
+		}
+		if subs[i].Status == "failed" {
+			failed++
+		}
+		fmt.Fprintf(&done, "%d. %s [%s]: %s\n", subs[i].ID, subs[i].Title, subs[i].Status, subs[i].Result)
+		progress(subs, "running")
+	}
+	resp, err := m.d.Model.Complete(ctx, llm.Request{Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: reportPrompt()},
+		{Role: llm.RoleUser, Content: fmt.Sprintf("Task: %s\n\nSubtasks and results:\n%s", req.Task, done.String())},
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("complex task: writing the report: %w", err)
+	}
+	res := &TaskResult{Success: failed == 0, Report: strings.TrimSpace(resp.Content), Subtasks: subs}
+	state := "done"
+	if !res.Success {
+		state = "failed"
+	}
+	progress(subs, state)
+	return res, nil
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-\n"
+	}
+	return s
+}

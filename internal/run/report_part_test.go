@@ -1,0 +1,115 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/event/eventtest"
+	"github.com/sova-ai/sova/internal/llm"
+)
+
+// A run that ends with a report sends the report part live, just before
+// its finish, with the links the stored message keeps.
+func TestReportPartIsStreamed(t *testing.T) {
+	svc, _ := newService(t, pausing(), nil, 0)
+	ctx := userCtx()
+	var last eventtest.Recorder
+	for _, q := range []string{"Economy of the USA", "The 1930s"} {
+		p, err := svc.Prepare(ctx, Request{ChatID: "c1", Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: q}}, Persist: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = eventtest.Recorder{}
+		svc.Execute(ctx, p, &last)
+	}
+	evs := last.Events()
+	if len(evs) < 2 || evs[len(evs)-1].Type != event.TypeFinish {
+		t.Fatalf("events: %+v", evs)
+	}
+	rep := evs[len(evs)-2]
+	if rep.Type != event.TypeData || rep.Data == nil || rep.Data.Name != "report" {
+		t.Fatalf("the event before finish is %+v, want the report part", rep)
+	}
+	var v struct{ RunID, PdfURL, MarkdownURL string }
+	if err := json.Unmarshal(rep.Data.Value, &v); err != nil || v.RunID == "" ||
+		v.PdfURL != "/api/runs/"+v.RunID+"/report.pdf" || v.MarkdownURL != "/api/runs/"+v.RunID+"/report.md" {
+		t.Errorf("report part %s (%v)", rep.Data.Value, err)
+	}
+	// The first part paused without a report: no report part there.
+	for _, e := range evs[:len(evs)-2] {
+		if e.Type == event.TypeData && e.Data != nil && e.Data.Name == "report" {
+			t.Error("report part sent twice")
+		}
+	}
+}
+
+// A chat whose first run pauses for answers gets its title then.
+func TestPausedRunTitlesTheChat(t *testing.T) {
+	svc, st := newService(t, pausing(), titler{title: "Economy of the USA"}, 0)
+	ctx := userCtx()
+	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "Economy of the USA"}}, Persist: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Execute(ctx, p, event.Discard)
+	_ = svc.Close(ctx) // waits for the title
+	if chat, _ := st.GetChat(ctx, testUser, p.ChatID); chat.Title != "Economy of the USA" {
+		t.Errorf("title after a paused run = %q", chat.Title)
+	}
+}
+
+type followUpper struct {
+	qs  []string
+	err error
+}
+
+func (f followUpper) FollowUps(context.Context, string, string) ([]string, error) { return f.qs, f.err }
+
+// Suggestions under an answer stream before the finish and are kept in the
+// stored message; a failure leaves none and the run completes.
+func TestFollowUps(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		f    followUpper
+		want bool
+	}{
+		{"suggested", followUpper{qs: []string{"What next?", "And then?"}}, true},
+		{"failed", followUpper{err: errors.New("model down")}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			svc, st := newService(t, answer("The answer."), nil, 0)
+			svc.opt.FollowUps = tt.f
+			ctx := userCtx()
+			p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "Q"}}, Persist: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec eventtest.Recorder
+			if o := svc.Execute(ctx, p, &rec); o.Err != nil {
+				t.Fatal(o.Err)
+			}
+			evs := rec.Events()
+			got := len(evs) >= 2 && evs[len(evs)-2].Type == event.TypeData && evs[len(evs)-2].Data.Name == "followups"
+			if got != tt.want {
+				t.Fatalf("follow-ups part before finish: %v, want %v (%+v)", got, tt.want, evs)
+			}
+			msgs, _ := st.ListMessages(ctx, testUser, p.ChatID)
+			stored := strings.Contains(string(msgs[1].Parts), `{"data":{"questions":["What next?","And then?"]},"type":"data-followups"}`)
+			if stored != tt.want {
+				t.Errorf("stored parts %s", msgs[1].Parts)
+			}
+		})
+	}
+}
+
+func TestParseFollowUps(t *testing.T) {
+	got := parseFollowUps("1. What did Hoover say?\n\n- «How did banks reopen?»\n2) what did hoover say?\n* Why 1937?\nA fourth one?")
+	want := []string{"What did Hoover say?", "How did banks reopen?", "Why 1937?"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("parseFollowUps = %q, want %q", got, want)
+	}
+}

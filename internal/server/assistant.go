@@ -1,0 +1,234 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/mcp"
+	"github.com/sova-ai/sova/internal/mode/assistant"
+	"github.com/sova-ai/sova/internal/run"
+)
+
+// Assistant is what the assistant's endpoints call (seed 004).
+type Assistant interface {
+	Supervise(ctx context.Context, req assistant.SupervisorRequest) (*assistant.SupervisorResult, error)
+}
+
+// assistantRoutes serves the planning and complex-task agents and each
+// user's own MCP servers; left out when Options.Assistant is nil.
+func (s *Server) assistantRoutes() {
+	if s.opt.Assistant == nil {
+		return
+	}
+	s.handle("POST /api/supervisor", s.supervise)
+	s.handle("POST /api/tasks/execute", s.executeTask)
+	s.handle("GET /api/tasks/{id}", s.getTask)
+	if s.opt.MCPServers != nil {
+		s.handle("GET /api/mcp/servers", s.listMCPServers)
+		s.handle("POST /api/mcp/servers", s.addMCPServer)
+		s.handle("DELETE /api/mcp/servers/{name}", s.deleteMCPServer)
+	}
+}
+
+func (s *Server) supervise(w http.ResponseWriter, r *http.Request) {
+	var req assistant.SupervisorRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	res, err := s.opt.Assistant.Supervise(r.Context(), req)
+	if err != nil {
+		s.assistantError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// taskView is a complex task's run as /api/tasks answers it: its state,
+// and once it has completed the agent's {success, report, subtasks}.
+type taskView struct {
+	RunID     string `json:"runId"`
+	State     string `json:"state"`
+	StreamURL string `json:"streamUrl"`
+	RunURL    string `json:"runUrl"`
+	Error     string `json:"error,omitempty"`
+	*assistant.TaskResult
+}
+
+// executeTask starts the complex-task agent as a durable run (progress at
+// /api/runs/{id}/stream, cancel and restart like any run) and answers 202
+// with where to follow it; with ?wait=true it answers when the run ends,
+// with the task's result. A client that leaves does not stop the run.
+func (s *Server) executeTask(w http.ResponseWriter, r *http.Request) {
+	var req assistant.TaskRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if strings.TrimSpace(req.Task) == "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", "task is required")
+		return
+	}
+	wait := r.URL.Query().Get("wait") == "true"
+	p, err := s.opt.Service.Prepare(r.Context(), run.Request{Mode: assistant.TaskModeID, Messages: assistant.TaskMessages(req)})
+	if err != nil {
+		s.runError(w, err, "tasks_unavailable")
+		return
+	}
+	s.opt.Service.Start(p)
+	if !wait {
+		writeJSON(w, http.StatusAccepted, taskView{RunID: p.RunID, State: sova.RunRunning,
+			StreamURL: "/api/runs/" + p.RunID + "/stream", RunURL: "/api/tasks/" + p.RunID})
+		return
+	}
+	// The run ends with a finish event; following it until then is the wait.
+	if err := s.opt.Service.Follow(r.Context(), p.RunID, 0, func(event.Event) error { return nil }); err != nil {
+		if r.Context().Err() != nil {
+			return // the client left; the run goes on
+		}
+		s.runStoreError(w, err)
+		return
+	}
+	v, err := s.task(r.Context(), userID(r), p.RunID)
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	status := http.StatusOK
+	if v.TaskResult == nil {
+		status = http.StatusBadGateway
+	}
+	writeJSON(w, status, v)
+}
+
+// getTask answers GET /api/tasks/{id}: a complex task's state, and its
+// result once completed.
+func (s *Server) getTask(w http.ResponseWriter, r *http.Request) {
+	v, err := s.task(r.Context(), userID(r), r.PathValue("id"))
+	if err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// task reads one of the user's complex-task runs; other runs are not
+// found here.
+func (s *Server) task(ctx context.Context, user, id string) (*taskView, error) {
+	rn, err := s.opt.Store.GetRun(ctx, user, id)
+	if err != nil {
+		return nil, err
+	}
+	if rn.Mode != assistant.TaskModeID {
+		return nil, sova.ErrNotFound
+	}
+	v := &taskView{RunID: rn.ID, State: rn.State, Error: rn.Error, StreamURL: "/api/runs/" + rn.ID + "/stream", RunURL: "/api/tasks/" + rn.ID}
+	if rn.State != sova.RunCompleted {
+		return v, nil
+	}
+	raw, err := s.opt.Store.RunFile(ctx, rn.ID, "task/result.json")
+	if err != nil {
+		return nil, fmt.Errorf("reading the task's result: %w", err)
+	}
+	var res assistant.TaskResult
+	if err := json.Unmarshal([]byte(raw), &res); err != nil {
+		return nil, fmt.Errorf("reading the task's result: %w", err)
+	}
+	v.TaskResult = &res
+	return v, nil
+}
+
+func (s *Server) assistantError(w http.ResponseWriter, err error) {
+	if errors.Is(err, sova.ErrInvalid) {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", err.Error())
+		return
+	}
+	s.opt.Logger.Error("assistant request failed", "err", err)
+	writeError(w, http.StatusBadGateway, "server_error", "agent_failed", "the agent failed: "+err.Error())
+}
+
+// mcpServerInfo is a server as the API shows it: header values stay
+// secret, only their names are shown.
+type mcpServerInfo struct {
+	Name        string   `json:"name"`
+	URL         string   `json:"url,omitempty"`
+	Kind        string   `json:"kind"` // "http" or "stdio"
+	HeaderNames []string `json:"header_names,omitempty"`
+	Own         bool     `json:"own"`
+	CreatedAt   any      `json:"created_at,omitempty"`
+}
+
+func (s *Server) listMCPServers(w http.ResponseWriter, r *http.Request) {
+	user, _ := sova.UserFrom(r.Context())
+	own, err := s.opt.MCPServers.MCPServers(r.Context(), user.ID)
+	if err != nil {
+		s.opt.Logger.Error("listing MCP servers failed", "err", err)
+		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not list MCP servers")
+		return
+	}
+	out := []mcpServerInfo{}
+	for _, a := range s.opt.MCPAdmin {
+		kind := "http"
+		if a.Stdio() {
+			kind = "stdio"
+		}
+		out = append(out, mcpServerInfo{Name: a.Name, Kind: kind})
+	}
+	for _, o := range own {
+		info := mcpServerInfo{Name: o.Name, URL: o.URL, Kind: "http", Own: true, CreatedAt: o.CreatedAt}
+		for k := range o.Headers {
+			info.HeaderNames = append(info.HeaderNames, k)
+		}
+		slices.Sort(info.HeaderNames)
+		out = append(out, info)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"servers": out})
+}
+
+func (s *Server) addMCPServer(w http.ResponseWriter, r *http.Request) {
+	var in mcp.Server
+	if !s.decode(w, r, &in) {
+		return
+	}
+	if err := in.ValidateUser(); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_mcp_server", err.Error())
+		return
+	}
+	if slices.ContainsFunc(s.opt.MCPAdmin, func(a mcp.Server) bool { return a.Name == in.Name }) {
+		writeError(w, http.StatusConflict, "invalid_request_error", "name_taken", "the administrator's server is named "+in.Name+"; choose another name")
+		return
+	}
+	user, _ := sova.UserFrom(r.Context())
+	if list, err := s.opt.MCPServers.MCPServers(r.Context(), user.ID); err == nil && len(list) >= 20 &&
+		!slices.ContainsFunc(list, func(m sova.MCPServer) bool { return m.Name == in.Name }) {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "too_many_servers", "at most 20 MCP servers per person")
+		return
+	}
+	m := &sova.MCPServer{UserID: user.ID, Name: in.Name, URL: in.URL, Headers: in.Headers}
+	if err := s.opt.MCPServers.PutMCPServer(r.Context(), m); err != nil {
+		s.opt.Logger.Error("storing MCP server failed", "err", err)
+		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not store the MCP server")
+		return
+	}
+	writeJSON(w, http.StatusCreated, mcpServerInfo{Name: m.Name, URL: m.URL, Kind: "http", Own: true, CreatedAt: m.CreatedAt})
+}
+
+func (s *Server) deleteMCPServer(w http.ResponseWriter, r *http.Request) {
+	user, _ := sova.UserFrom(r.Context())
+	err := s.opt.MCPServers.DeleteMCPServer(r.Context(), user.ID, r.PathValue("name"))
+	switch {
+	case errors.Is(err, sova.ErrNotFound):
+		writeError(w, http.StatusNotFound, "invalid_request_error", "not_found", "no MCP server "+r.PathValue("name"))
+	case err != nil:
+		s.opt.Logger.Error("deleting MCP server failed", "err", err)
+		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not delete the MCP server")
+	default:
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
