@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,12 +73,12 @@ func write(t *testing.T, dir, name, text string) {
 
 // davServer serves dir over WebDAV (golang.org/x/net/webdav) with basic
 // authentication, under /remote.php/dav/files/anna/ as Nextcloud does.
-func davServer(t *testing.T, dir, user, password string) (string, *int) {
+func davServer(t *testing.T, dir, user, password string) (string, *atomic.Int64) {
 	t.Helper()
 	h := &webdav.Handler{Prefix: "/remote.php/dav/files/anna", FileSystem: webdav.Dir(dir), LockSystem: webdav.NewMemLS()}
-	requests := new(int)
+	requests := new(atomic.Int64) // the syncer reads files in parallel
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		*requests++
+		requests.Add(1)
 		if u, p, ok := r.BasicAuth(); !ok || u != user || p != password {
 			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
@@ -104,7 +105,7 @@ func TestSync(t *testing.T) {
 			write(t, dir, ".hidden/secret.md", "hidden")
 			svc := connectors.New(e.st, e.spaces, connectors.Config{Transport: http.DefaultTransport})
 			req := connectors.Request{Kind: kind, Location: dir}
-			var davRequests *int
+			var davRequests *atomic.Int64
 			if kind == sova.ConnectorWebDAV {
 				var u string
 				u, davRequests = davServer(t, dir, "anna", "app-password")
@@ -134,16 +135,16 @@ func TestSync(t *testing.T) {
 			}
 
 			// Unchanged: nothing is read again.
-			before := 0
+			before := int64(0)
 			if davRequests != nil {
-				before = *davRequests
+				before = davRequests.Load()
 			}
 			got, _ = svc.SyncNow(t.Context(), admin.ID, e.space.ID)
 			if got.LastResult.Unchanged != 3 || got.LastResult.Added+got.LastResult.Updated+got.LastResult.Removed != 0 {
 				t.Errorf("second sync: %+v", got.LastResult)
 			}
-			if davRequests != nil && *davRequests-before != 3 { // one PROPFIND per folder: /, notes/, .hidden skipped
-				t.Errorf("an unchanged share took %d requests", *davRequests-before)
+			if davRequests != nil && davRequests.Load()-before != 3 { // one PROPFIND per folder: /, notes/, .hidden skipped
+				t.Errorf("an unchanged share took %d requests", davRequests.Load()-before)
 			}
 
 			// Change one file, delete one, add one.
@@ -250,8 +251,8 @@ func TestPrivateAddressRefused(t *testing.T) {
 	dav, requests := davServer(t, dir, "anna", "pw")
 	svc := connectors.New(e.st, e.spaces, connectors.Config{})
 	_, err := svc.Connect(t.Context(), admin, e.space.ID, connectors.Request{Kind: "webdav", Location: dav, Username: "anna", Password: "pw"})
-	if !errors.Is(err, sova.ErrInvalid) || !strings.Contains(err.Error(), "SOVA_CONNECTORS_ALLOW_PRIVATE") || *requests != 0 {
-		t.Errorf("loopback share: %v (%d requests)", err, *requests)
+	if !errors.Is(err, sova.ErrInvalid) || !strings.Contains(err.Error(), "SOVA_CONNECTORS_ALLOW_PRIVATE") || requests.Load() != 0 {
+		t.Errorf("loopback share: %v (%d requests)", err, requests.Load())
 	}
 	svc = connectors.New(e.st, e.spaces, connectors.Config{AllowPrivate: true})
 	if _, err := svc.Connect(t.Context(), admin, e.space.ID, connectors.Request{Kind: "webdav", Location: dav, Username: "anna", Password: "pw"}); err != nil {
