@@ -154,13 +154,14 @@ func (tb *tab) eval(expr string, v any) {
 	}
 }
 
-// wait polls a JavaScript condition until it holds.
+// wait polls a JavaScript condition until it holds. The limit is generous
+// because CI machines run the browser tests beside the whole suite.
 func (tb *tab) wait(cond, what string) {
 	tb.t.Helper()
-	_, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(30*time.Second), chromedp.WithPollingInterval(25*time.Millisecond)))
+	_, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(60*time.Second), chromedp.WithPollingInterval(25*time.Millisecond)))
 	if err != nil {
 		var html string
-		html, _ = chromedp.Run(tb.ctx, chromedp.Evaluate[string](`document.querySelector('#thread')?.innerText.slice(0, 1500) || ''`))
+		html, _ = chromedp.Run(tb.ctx, chromedp.Evaluate[string](`(document.querySelector('#thread')?.innerText.slice(0, 1500) || '') + '\n' + [...document.querySelectorAll('.toast, [role=status], [role=alert]')].map(e => e.innerText).join('\n')`))
 		tb.t.Fatalf("waiting for %s: %v\npage text:\n%s", what, err, html)
 	}
 }
