@@ -482,8 +482,10 @@ func (s *Service) chatFor(ctx context.Context, userID, id, modeID string) (*sova
 
 // admit counts a run against the user's limits: the one place every run
 // (API, OpenAI-compatible endpoint, agents, restarts, the CLI) passes.
+// The local user (an installation without accounts, the CLI) owns the
+// installation and has no limits, as an admin has none.
 func (s *Service) admit(ctx context.Context, u sova.User, modeID string) (func(), error) {
-	if s.opt.Limiter == nil {
+	if s.opt.Limiter == nil || u.ID == sova.LocalUserID {
 		return func() {}, nil
 	}
 	return s.opt.Limiter.Admit(ctx, u, modeID)

@@ -12,9 +12,9 @@ import (
 )
 
 // usage is the user's usage and limits for GET /api/me; nil without
-// limits (no Limiter, or a role without any).
+// limits (no Limiter, the local user, or a role without any).
 func (s *Server) usage(r *http.Request, u sova.User) *limits.Usage {
-	if s.opt.Limits == nil {
+	if s.opt.Limits == nil || u.ID == sova.LocalUserID {
 		return nil
 	}
 	out, err := s.opt.Limits.Usage(r.Context(), u)

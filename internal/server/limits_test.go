@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,4 +123,18 @@ func userIDOf(t *testing.T, e *env, name string) string {
 		t.Fatal(err)
 	}
 	return a.ID
+}
+
+// The local user (SOVA_AUTH=none, no accounts) owns the installation: the
+// free limits do not apply to it, and /api/me shows none.
+func TestLocalUserHasNoLimits(t *testing.T) {
+	e := newAccountsEnv(t, "sqlite", map[string]string{"SOVA_AUTH": "none", "SOVA_LIMIT_FREE_MESSAGES": "1", "SOVA_LIMIT_FREE_EXTREME": "0"})
+	for i := range 3 {
+		if resp, body := e.as(t, "", "POST", "/api/search", `{"group":"chat","messages":[{"role":"user","content":"What is the capital of Australia?"}]}`); resp.StatusCode != 200 {
+			t.Fatalf("message %d of the local user: %d %s", i+1, resp.StatusCode, body)
+		}
+	}
+	if resp, body := e.as(t, "", "GET", "/api/me", ""); resp.StatusCode != 200 || !strings.Contains(body, `"kind":"local"`) || strings.Contains(body, `"usage"`) {
+		t.Errorf("me, local: %d %s", resp.StatusCode, body)
+	}
 }
