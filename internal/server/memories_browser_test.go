@@ -21,7 +21,10 @@ func TestBrowserMemories(t *testing.T) {
 	for _, m := range []string{"I live in Kazan and work as a teacher", "Я люблю чай с чабрецом"} {
 		tb.do(chromedp.Click(css(`#memories .spaces-head .icon-btn`)))
 		tb.wait(`document.querySelector('#memories .memory-add textarea')`, "the memory form")
-		tb.do(chromedp.SendKeys(css("#memories .memory-add textarea"), m), chromedp.Click(css("#memories .memory-add button")))
+		// Filled and sent in one step in the page: the panel may render
+		// again between two protocol calls (its list arriving), which
+		// would leave a second call holding a node that is gone.
+		tb.eval(`(() => { const f = document.querySelector('#memories .memory-add'); f.querySelector('textarea').value = `+jsString(m)+`; f.querySelector('button').click(); return true; })()`, nil)
 		tb.wait(`[...document.querySelectorAll('#memories .memory-text')].some(x => x.textContent === `+jsString(m)+`)`, "the memory "+m)
 	}
 	var texts []string
@@ -38,15 +41,15 @@ func TestBrowserMemories(t *testing.T) {
 	}
 
 	// Search narrows the list (Russian stems: чаю finds чай).
-	tb.do(chromedp.SendKeys(css("#memories .memory-search"), "чаю"))
+	tb.eval(`(() => { const i = document.querySelector('#memories .memory-search'); i.value = 'чаю'; i.dispatchEvent(new Event('input', {bubbles: true})); return true; })()`, nil)
 	tb.wait(`document.querySelectorAll('#memories .memory-text').length === 1 && document.querySelector('#memories .memory-text').textContent.includes('чабрецом')`, "the search")
 	tb.eval(`document.querySelector('#scroller').scrollTop = 0, true`, nil)
 	tb.screenshot("memories")
 
 	// Forget it (the second click confirms).
-	tb.do(chromedp.Click(css(`#memories .memory .icon-btn`)))
+	tb.eval(`document.querySelector('#memories .memory .icon-btn').click(), true`, nil)
 	tb.wait(`document.querySelector('#memories .memory .icon-btn.armed')`, "the armed delete")
-	tb.do(chromedp.Click(css(`#memories .memory .icon-btn`)))
+	tb.eval(`document.querySelector('#memories .memory .icon-btn.armed').click(), true`, nil)
 	tb.wait(`!document.querySelector('#memories .memory')`, "the memory gone")
 	if list, _ := e.app.Memory.List(t.Context(), e.user, 0); len(list) != 1 || !strings.Contains(list[0].Content, "Kazan") {
 		t.Errorf("memories after delete: %+v", list)
@@ -60,11 +63,17 @@ func TestBrowserMemories(t *testing.T) {
 	}
 	tb.do(chromedp.Navigate(e.srv.URL + "/"))
 	tb.wait(`[...document.querySelectorAll('#spaces .space-name')].some(b => b.textContent.includes('Cloud'))`, "the space")
-	tb.do(chromedp.Click(css("#spaces .space-name")))
+	tb.eval(`document.querySelector('#spaces .space-name').click(), true`, nil)
 	tb.wait(`document.querySelector('#spaces .connector-form')`, "the connector form")
-	tb.do(chromedp.SetValue(css("#spaces .connector-form select"), "folder"))
-	tb.eval(`document.querySelector('#spaces .connector-form select').dispatchEvent(new Event('change')), true`, nil)
-	tb.do(chromedp.SendKeys(css("#spaces .connector-form input[type=text]"), dir), chromedp.Click(css("#spaces .connector-form button")))
+	tb.eval(`(() => {
+		const f = document.querySelector('#spaces .connector-form');
+		const kind = f.querySelector('select');
+		kind.value = 'folder';
+		kind.dispatchEvent(new Event('change'));
+		f.querySelector('input[type=text]').value = `+jsString(dir)+`;
+		f.querySelector('button').click();
+		return true;
+	})()`, nil)
 	tb.wait(`document.querySelector('#spaces .doc-name')?.textContent === 'plans/orion.md' && document.querySelector('#spaces .connector-source')`, "the synced document")
 	var status string
 	tb.eval(`document.querySelector('#spaces .connector p').textContent`, &status)
