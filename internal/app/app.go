@@ -64,8 +64,9 @@ type App struct {
 	// OIDC signs people in through SOVA_OIDC_ISSUER (auth.go); nil without.
 	OIDC *auth.OIDC
 	// Limits admits runs under SOVA_LIMIT_* (limits.go).
-	Limits      *limits.Limiter
-	closeLimits func() error
+	Limits *limits.Limiter
+	// shared is what the nodes hold together through Redis (limits.go).
+	shared shared
 
 	// Assistant is the assistant mode (seed 004), also serving
 	// /api/supervisor and /api/tasks/execute; MCP its servers' client.
@@ -83,10 +84,21 @@ type App struct {
 }
 
 // New assembles Sova. Close releases what it opened.
-func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, error) {
+func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, err error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	// With SOVA_REDIS_URL the nodes share the limits, the search
+	// providers' slots and rates (limits.go).
+	sh, err := openShared(ctx, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = sh.close()
+		}
+	}()
 	var mtr *metrics.Metrics
 	if cfg.Metrics {
 		mtr = metrics.New()
@@ -108,7 +120,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 	}
 	fast := model.Fast()
 
-	chain, err := Providers(cfg)
+	chain, err := providers(cfg, sh.coordinator(), logger) // retrieval.go
 	if err != nil {
 		// Chat works without search; the search modes report the problem
 		// when they are used, so a missing setting doesn't stop the server.
@@ -213,12 +225,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		_ = st.Close()
 		return nil, err
 	}
-	limiter, closeLimits, err := newLimiter(ctx, cfg, st) // limits.go
-	if err != nil {
-		_ = docSpaces.Close()
-		_ = st.Close()
-		return nil, err
-	}
+	limiter := newLimiter(cfg, st, sh) // limits.go
 	var titler run.Titler
 	if !cfg.TitleGenerationOff {
 		titler = run.ModelTitler{Model: fast}
@@ -262,7 +269,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		Assistant: asst, MCP: mcpClient, Voice: newVoice(cfg), Metrics: mtr,
 		Memory: mem, Connectors: Connectors(cfg, st, docSpaces, logger),
 		Images: &imageproxy.Proxy{Client: fetcher.Client(), MaxBytes: int64(cfg.ImageProxyMaxBytes), Timeout: cfg.ImageProxyTimeout},
-		Limits: limiter, closeLimits: closeLimits}
+		Limits: limiter, shared: sh}
 	if err := a.wireAuth(); err != nil { // auth.go
 		closeNotifier(notifier)
 		_ = docSpaces.Close()
@@ -302,11 +309,8 @@ func (a *App) Close(ctx context.Context) error {
 	if a.MCP != nil {
 		mcpErr = a.MCP.Close() // the admin's stdio servers end with their sessions
 	}
-	err = errors.Join(err, mcpErr, a.Spaces.Close(), a.Store.Close())
-	if a.closeLimits != nil {
-		err = errors.Join(err, a.closeLimits())
-	}
-	return err
+	// Redis last: the runs that ended gave their places back there.
+	return errors.Join(err, mcpErr, a.Spaces.Close(), a.Store.Close(), a.shared.close())
 }
 
 func closeNotifier(n *cluster.PGNotifier) {

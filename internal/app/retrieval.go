@@ -34,7 +34,11 @@ var ProviderNames = []string{"auto", "searxng", "tavily", "exa", "brave", "keyle
 // gets web results at once. Each provider is held to its limits
 // (search.DefaultLimits, overridden by SOVA_SEARCH_LIMITS), shared by all
 // runs of the server.
-func Providers(cfg *config.Config) (*search.Chain, error) {
+func Providers(cfg *config.Config) (*search.Chain, error) { return providers(cfg, nil, nil) }
+
+// providers builds the chain with each provider's limits held across the
+// nodes sharing c (nil: in this process).
+func providers(cfg *config.Config, c search.Coordinator, logger *slog.Logger) (*search.Chain, error) {
 	limits, err := searchLimits(cfg.SearchLimits)
 	if err != nil {
 		return nil, err
@@ -49,7 +53,9 @@ func Providers(cfg *config.Config) (*search.Chain, error) {
 	}
 	client := &http.Client{Timeout: cfg.SearchTimeout + 5*time.Second}
 	opts := []search.Option{search.WithTimeout(cfg.SearchTimeout)}
-	throttled := func(p search.Provider) search.Provider { return search.Throttle(p, limits[p.Name()]) }
+	throttled := func(p search.Provider) search.Provider {
+		return search.ThrottleShared(p, limits[p.Name()], c, logger)
+	}
 	var ps []search.Provider
 	seen := map[string]bool{}
 	for _, name := range names {

@@ -35,8 +35,11 @@ type Config struct {
 	// Concurrent.
 	LongModes []string
 	// Concurrent caps one user's long runs going at once (0: no cap).
-	// Runs are counted in this process.
 	Concurrent int
+	// Places is where the long runs going are counted: nil is this
+	// process; a shared one (redislimit.Cluster) holds the cap across
+	// every node that uses it.
+	Places Places
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -71,13 +74,19 @@ func (e *Exceeded) Is(target error) bool { return target == ErrRateLimited }
 // takes minutes, so a client is told to come back in a little while.
 const concurrentRetry = 30 * time.Second
 
+// Places counts what is going at once under a cap, per key.
+type Places interface {
+	// TryHold takes one of key's n places at once; ok is false when all
+	// are taken. release gives the place back (more calls do nothing).
+	TryHold(ctx context.Context, key string, n int) (release func(), ok bool, err error)
+	// Held returns how many of key's places are taken.
+	Held(ctx context.Context, key string) (int, error)
+}
+
 // Limiter admits runs under the limits.
 type Limiter struct {
 	cfg     Config
 	counter Counter
-
-	mu     sync.Mutex
-	active map[string]int // long runs going, per user
 }
 
 // New returns a Limiter counting with c.
@@ -85,7 +94,10 @@ func New(cfg Config, c Counter) *Limiter {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Limiter{cfg: cfg, counter: c, active: map[string]int{}}
+	if cfg.Places == nil {
+		cfg.Places = &LocalPlaces{}
+	}
+	return &Limiter{cfg: cfg, counter: c}
 }
 
 // Counter is where the limits count (for the usage report).
@@ -129,9 +141,14 @@ func (l *Limiter) Admit(ctx context.Context, u sova.User, modeID string) (releas
 	long := l.Long(modeID)
 	release = func() {}
 	if long && l.cfg.Concurrent > 0 {
-		if release = l.hold(u.ID); release == nil {
+		free, ok, err := l.cfg.Places.TryHold(ctx, placesKey(u.ID), l.cfg.Concurrent)
+		if err != nil {
+			return nil, fmt.Errorf("counting the long runs going: %w", err)
+		}
+		if !ok {
 			return nil, &Exceeded{Counter: "concurrent", Limit: int64(l.cfg.Concurrent), Role: u.Role, RetryAfter: concurrentRetry}
 		}
+		release = free
 	}
 	refuse := func(counter string, limit int64) error {
 		release()
@@ -161,25 +178,43 @@ func (l *Limiter) Admit(ctx context.Context, u sova.User, modeID string) (releas
 	return release, nil
 }
 
-// hold takes one of the user's places for a long run; nil when none is
-// free. The returned release gives it back once.
-func (l *Limiter) hold(userID string) func() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.active[userID] >= l.cfg.Concurrent {
-		return nil
+// placesKey names a user's long runs going.
+func placesKey(userID string) string { return "longruns:" + userID }
+
+// LocalPlaces counts places in this process.
+type LocalPlaces struct {
+	mu   sync.Mutex
+	held map[string]int
+}
+
+// TryHold implements Places.
+func (p *LocalPlaces) TryHold(_ context.Context, key string, n int) (func(), bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held[key] >= n {
+		return nil, false, nil
 	}
-	l.active[userID]++
+	if p.held == nil {
+		p.held = map[string]int{}
+	}
+	p.held[key]++
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			if l.active[userID]--; l.active[userID] <= 0 {
-				delete(l.active, userID)
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.held[key]--; p.held[key] <= 0 {
+				delete(p.held, key)
 			}
 		})
-	}
+	}, true, nil
+}
+
+// Held implements Places.
+func (p *LocalPlaces) Held(_ context.Context, key string) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held[key], nil
 }
 
 // Left is what one counter leaves today.
@@ -227,8 +262,9 @@ func (l *Limiter) Usage(ctx context.Context, u sova.User) (*Usage, error) {
 	if out.Extreme, err = left(Extreme, q.Extreme); err != nil {
 		return nil, err
 	}
-	l.mu.Lock()
-	out.Running, out.Concurrent = l.active[u.ID], l.cfg.Concurrent
-	l.mu.Unlock()
+	if out.Running, err = l.cfg.Places.Held(ctx, placesKey(u.ID)); err != nil {
+		return nil, err
+	}
+	out.Concurrent = l.cfg.Concurrent
 	return &out, nil
 }

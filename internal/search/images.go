@@ -69,19 +69,11 @@ func (t *Throttled) SearchImages(ctx context.Context, q Query) ([]Image, error) 
 	if !ok {
 		return nil, ErrNoImageSearch
 	}
-	if t.slots != nil {
-		select {
-		case t.slots <- struct{}{}:
-			defer func() { <-t.slots }()
-		case <-ctx.Done():
-			return nil, &Error{Provider: t.Name(), Message: "cancelled while waiting for a free query slot", Err: ctx.Err()}
-		}
+	release, err := t.wait(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if t.limiter != nil {
-		if err := t.limiter.Wait(ctx); err != nil {
-			return nil, &Error{Provider: t.Name(), Message: "cancelled while waiting for the query rate limit", Err: err}
-		}
-	}
+	defer release()
 	return is.SearchImages(ctx, q)
 }
 

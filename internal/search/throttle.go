@@ -2,12 +2,15 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/time/rate"
 )
@@ -75,30 +78,57 @@ func ParseLimits(s string) (Limits, error) {
 	return l, nil
 }
 
+// Coordinator shares a provider's limits between the nodes of a cluster
+// (internal/redislimit keeps them in Redis). Keys name one provider.
+type Coordinator interface {
+	// Acquire waits for one of key's n query slots, shared by every node,
+	// and returns what frees it.
+	Acquire(ctx context.Context, key string, n int) (release func(), err error)
+	// Wait waits until key's shared rate allows one more query.
+	Wait(ctx context.Context, key string, perSecond float64, burst int) error
+}
+
 // Throttled is a Provider whose queries are held to Limits. It is safe for
 // concurrent use; build one per provider and share it between runs.
 type Throttled struct {
 	p       Provider
 	limits  Limits
+	burst   int
 	slots   chan struct{} // nil: no concurrency limit
 	limiter *rate.Limiter // nil: no rate limit
+
+	// shared, when set, holds the limits across nodes; the local slots
+	// stay in front of it (no node queues more than its share at Redis),
+	// and the local rate stands in while it fails.
+	shared   Coordinator
+	log      *slog.Logger
+	degraded atomic.Bool // shared failed last time (logged once per spell)
 }
 
-// Throttle returns p held to l. With no limits set it returns p itself.
-func Throttle(p Provider, l Limits) Provider {
+// Throttle returns p held to l in this process. With no limits set it
+// returns p itself.
+func Throttle(p Provider, l Limits) Provider { return ThrottleShared(p, l, nil, nil) }
+
+// ThrottleShared returns p held to l across every node that shares c (nil:
+// in this process). Should c fail, queries are held to l in this process
+// and logger says so once. With no limits set it returns p itself.
+func ThrottleShared(p Provider, l Limits, c Coordinator, logger *slog.Logger) Provider {
 	if l.Concurrent <= 0 && l.PerSecond <= 0 {
 		return p
 	}
-	t := &Throttled{p: p, limits: l}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	t := &Throttled{p: p, limits: l, shared: c, log: logger}
 	if l.Concurrent > 0 {
 		t.slots = make(chan struct{}, l.Concurrent)
 	}
 	if l.PerSecond > 0 {
-		burst := l.Burst
-		if burst <= 0 {
-			burst = max(1, l.Concurrent)
+		t.burst = l.Burst
+		if t.burst <= 0 {
+			t.burst = max(1, l.Concurrent)
 		}
-		t.limiter = rate.NewLimiter(rate.Limit(l.PerSecond), burst)
+		t.limiter = rate.NewLimiter(rate.Limit(l.PerSecond), t.burst)
 	}
 	return t
 }
@@ -109,6 +139,9 @@ func (t *Throttled) Name() string { return t.p.Name() }
 // Limits returns the limits t applies.
 func (t *Throttled) Limits() Limits { return t.limits }
 
+// Shared reports whether t holds its limits across nodes.
+func (t *Throttled) Shared() bool { return t.shared != nil }
+
 // Unwrap returns the throttled provider.
 func (t *Throttled) Unwrap() Provider { return t.p }
 
@@ -116,20 +149,74 @@ func (t *Throttled) Unwrap() Provider { return t.p }
 // fails only when ctx ends while it waits (or when the wait the rate
 // requires would outlast ctx's deadline).
 func (t *Throttled) Search(ctx context.Context, q Query) ([]Result, error) {
+	release, err := t.wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return t.p.Search(ctx, q)
+}
+
+// wait takes a slot and waits for the rate; release frees the slot.
+func (t *Throttled) wait(ctx context.Context) (release func(), err error) {
+	release = func() {}
 	if t.slots != nil {
 		select {
 		case t.slots <- struct{}{}:
-			defer func() { <-t.slots }()
+			release = func() { <-t.slots }
 		case <-ctx.Done():
 			return nil, &Error{Provider: t.Name(), Message: "cancelled while waiting for a free query slot", Err: ctx.Err()}
 		}
 	}
-	if t.limiter != nil {
-		if err := t.limiter.Wait(ctx); err != nil {
-			return nil, &Error{Provider: t.Name(), Message: "cancelled while waiting for the query rate limit", Err: err}
+	local := t.shared == nil
+	if !local && t.slots != nil {
+		free, err := t.shared.Acquire(ctx, "search:"+t.Name(), t.limits.Concurrent)
+		switch {
+		case err == nil:
+			t.recovered()
+			unlock := release
+			release = func() { free(); unlock() }
+		case ctx.Err() != nil:
+			release()
+			return nil, &Error{Provider: t.Name(), Message: "cancelled while waiting for a free query slot", Err: ctx.Err()}
+		default:
+			t.fail(err)
+			local = true
 		}
 	}
-	return t.p.Search(ctx, q)
+	if t.limiter == nil {
+		return release, nil
+	}
+	if !local {
+		err := t.shared.Wait(ctx, "search:"+t.Name(), t.limits.PerSecond, t.burst)
+		switch {
+		case err == nil:
+			t.recovered()
+			return release, nil
+		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+			release()
+			return nil, &Error{Provider: t.Name(), Message: "cancelled while waiting for the query rate limit", Err: err}
+		default:
+			t.fail(err)
+		}
+	}
+	if err := t.limiter.Wait(ctx); err != nil {
+		release()
+		return nil, &Error{Provider: t.Name(), Message: "cancelled while waiting for the query rate limit", Err: err}
+	}
+	return release, nil
+}
+
+func (t *Throttled) fail(err error) {
+	if t.degraded.CompareAndSwap(false, true) {
+		t.log.Warn("the shared search limits are unreachable; holding queries to this node's limits", "provider", t.Name(), "err", err)
+	}
+}
+
+func (t *Throttled) recovered() {
+	if t.degraded.CompareAndSwap(true, false) {
+		t.log.Info("the shared search limits are reachable again", "provider", t.Name())
+	}
 }
 
 // PrivateInstance reports whether rawURL names a server on this machine
