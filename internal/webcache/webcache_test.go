@@ -17,6 +17,7 @@ import (
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/sovatest"
 	"github.com/sova-ai/sova/internal/store"
+	"github.com/sova-ai/sova/internal/store/storetest"
 	"github.com/sova-ai/sova/internal/webcache"
 )
 
@@ -195,3 +196,62 @@ func (brokenStore) CachePut(context.Context, string, string, []byte, time.Durati
 }
 
 func (brokenStore) CachePurge(context.Context, time.Time) (int64, error) { return 0, nil }
+
+// TestCacheSharedAcrossNodes: two nodes' caches over one PostgreSQL
+// database (each with its own connection pool, as two servers have): a
+// page read and a search answered through node A are hits on node B,
+// which makes no network call for them.
+func TestCacheSharedAcrossNodes(t *testing.T) {
+	arts := sovatest.DefaultArticles()
+	site := sovatest.NewSite(t, arts)
+	sx := sovatest.NewSearXNG(t, site, arts)
+	dsn := storetest.PostgresDSN(t)
+	type node struct {
+		cache  *webcache.Cache
+		reader fetch.Reader
+		chain  *search.Chain
+	}
+	var nodes []node
+	for range 2 {
+		st, err := store.OpenPostgres(t.Context(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		c := webcache.New(st, webcache.Options{SearchTTL: time.Hour, PageTTL: time.Hour})
+		chain := search.NewChain(search.NewSearXNG(sx.URL, nil))
+		chain.Cache = c
+		nodes = append(nodes, node{cache: c, reader: c.Reader(fetch.New(fetch.Config{AllowHosts: []string{"127.0.0.1"}})), chain: chain})
+	}
+	a, b := nodes[0], nodes[1]
+	page := site.URL + "/a/" + arts[0].Slug
+	pa, err := a.reader.Fetch(t.Context(), page)
+	if err != nil || site.Hits("/a/"+arts[0].Slug) != 1 {
+		t.Fatalf("node A read: %v, %d fetches", err, site.Hits("/a/"+arts[0].Slug))
+	}
+	ra, err := a.chain.Search(t.Context(), search.Query{Text: "fireside chat banking"})
+	if err != nil || len(sx.Queries()) != 1 {
+		t.Fatalf("node A search: %v, %d queries", err, len(sx.Queries()))
+	}
+
+	pb, err := b.reader.Fetch(t.Context(), page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := b.chain.Search(t.Context(), search.Query{Text: "Fireside chat banking"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := site.Hits("/a/" + arts[0].Slug); n != 1 {
+		t.Errorf("node B fetched the page again: %d fetches", n)
+	}
+	if n := len(sx.Queries()); n != 1 {
+		t.Errorf("node B searched again: %d queries", n)
+	}
+	if st := b.cache.Stats(); st.PageHits != 1 || st.SearchHits != 1 {
+		t.Errorf("node B's cache stats %+v, want a page hit and a search hit", st)
+	}
+	if pb.Content != pa.Content || pb.Title != pa.Title || len(rb) != len(ra) || len(ra) == 0 || rb[0].URL != ra[0].URL {
+		t.Errorf("node B's cached answers differ from what node A read")
+	}
+}
