@@ -80,6 +80,10 @@ type RunStore interface {
 	// UpdateRun saves a run's state, pause, error, report, message id,
 	// usage, last event number, node and lease.
 	UpdateRun(ctx context.Context, r *Run) error
+	// ResumeRun saves a run paused for the person as UpdateRun does, but
+	// only while it still waits (RunWaiting): ErrConflict when another
+	// request, on any node, resumed or ended it first.
+	ResumeRun(ctx context.Context, r *Run) error
 	// GetRun returns one of the user's runs.
 	GetRun(ctx context.Context, userID, runID string) (*Run, error)
 	// LatestRun returns the newest run of one of the user's chats.

@@ -417,7 +417,10 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 		p.run.Input, _ = json.Marshal(p.input)
 		p.run.State, p.run.Pause = sova.RunRunning, nil
 		p.run.NodeID, p.run.LeaseUntil = s.opt.NodeID, s.leaseEnd()
-		if err := s.opt.Store.UpdateRun(ctx, p.run); err != nil {
+		// Only while it still waits: of two answers at once (a client
+		// retrying on another node), one resumes the run and the other is
+		// refused before it touches the run or its log.
+		if err := s.opt.Store.ResumeRun(ctx, p.run); err != nil {
 			if errors.Is(err, sova.ErrConflict) {
 				return nil, ErrRunInProgress
 			}

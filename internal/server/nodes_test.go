@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"io"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -194,5 +195,50 @@ func checkContinued(t *testing.T, nodes []*env, script *agentScript) {
 	}
 	if !answered {
 		t.Error("step 2 did not see node 1's questions followed by the answers")
+	}
+}
+
+// The answer sent twice at once, to two nodes (a client retrying on
+// another node): one continues the agent, the other is refused with 409
+// before it touches the run, whose log and state stay those of the one.
+func TestAgentAnsweredTwiceAcrossNodes(t *testing.T) {
+	nodes := newNodes(t, 2, nil)
+	script := scriptAgent(nodes[0].model)
+	scriptResearch(script, nodes[0].site.URL)
+	client := openai.NewClient(option.WithBaseURL(nodes[0].srv.URL+"/v1"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
+	_, models, _ := streamAgent(t, client, "sgr_agent", agentTask)
+	agentID := models[0]
+	codes := make([]int, 2)
+	bodies := make([]string, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			resp := nodes[i].post(t, "/v1/chat/completions", `{"model":"`+agentID+`","messages":[{"role":"user","content":"The US, 1930 to 1936."}]}`)
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			codes[i], bodies[i] = resp.StatusCode, string(b)
+		})
+	}
+	wg.Wait()
+	slices.Sort(codes)
+	if !slices.Equal(codes, []int{200, 409}) {
+		t.Errorf("answers: %v, want one 200 and one 409\n%s\n%s", codes, bodies[0], bodies[1])
+	}
+	if got := script.steps(agentTask); !slices.Equal(got, []int{1, 2, 3, 4, 5, 6}) {
+		t.Errorf("steps asked %v, want 1 to 6 once each", got)
+	}
+	user := userOf(t, nodes[0].app)
+	r, err := nodes[1].app.Store.GetRun(t.Context(), user, agentID)
+	if err != nil || r.State != sova.RunCompleted {
+		t.Fatalf("run: %+v, %v", r, err)
+	}
+	evs, err := nodes[1].app.Store.RunEvents(t.Context(), agentID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range evs {
+		if strings.Contains(string(ev.Event), `"type":"error"`) {
+			t.Errorf("the refused answer left an error in the run's log: %s", ev.Event)
+		}
 	}
 }

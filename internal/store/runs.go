@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -86,18 +87,42 @@ func (s *DB) CreateRun(ctx context.Context, r *sova.Run) error {
 
 // UpdateRun implements sova.RunStore.
 func (s *DB) UpdateRun(ctx context.Context, r *sova.Run) error {
+	if err := s.updateRun(ctx, r, ""); err != nil {
+		return fmt.Errorf("store: update run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// ResumeRun implements sova.RunStore.
+func (s *DB) ResumeRun(ctx context.Context, r *sova.Run) error {
+	err := s.updateRun(ctx, r, sova.RunWaiting)
+	if errors.Is(err, sova.ErrNotFound) {
+		err = fmt.Errorf("it no longer waits: %w", sova.ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("store: resume run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// updateRun saves r; with from set, only while the run is in that state
+// (ErrNotFound otherwise).
+func (s *DB) updateRun(ctx context.Context, r *sova.Run, from string) error {
 	u, err := usageJSON(r.Usage)
 	if err != nil {
 		return err
 	}
 	r.UpdatedAt = storedTime(time.Now())
-	err = s.execOne(ctx, "run", `UPDATE runs SET state=?, pause=?, error=?, report=?, message_id=?, usage=?, last_seq=?, input=?, updated_at=?,
+	args := []any{r.State, jsonArg(r.Pause), r.Error, r.Report, r.MessageID, jsonArg(u), r.LastSeq, jsonArg(r.Input), s.d.time(r.UpdatedAt),
+		r.NodeID, s.d.time(storedTime(r.LeaseUntil)), r.ID, r.UserID}
+	cond := ""
+	if from != "" {
+		cond, args = " AND state=?", append(args, from)
+	}
+	if err := s.execOne(ctx, "run", `UPDATE runs SET state=?, pause=?, error=?, report=?, message_id=?, usage=?, last_seq=?, input=?, updated_at=?,
 		node_id=?, lease_until=?
-		WHERE id=? AND user_id=?`,
-		r.State, jsonArg(r.Pause), r.Error, r.Report, r.MessageID, jsonArg(u), r.LastSeq, jsonArg(r.Input), s.d.time(r.UpdatedAt),
-		r.NodeID, s.d.time(storedTime(r.LeaseUntil)), r.ID, r.UserID)
-	if err != nil {
-		return fmt.Errorf("store: update run %s: %w", r.ID, err)
+		WHERE id=? AND user_id=?`+cond, args...); err != nil {
+		return err
 	}
 	r.HasReport = r.Report != ""
 	return nil

@@ -141,6 +141,42 @@ func testRuns(t *testing.T, db database) {
 		t.Errorf("waiting runs: %v %+v", err, waiting)
 	}
 
+	// A paused run is resumed once: of two resumes at once (two nodes
+	// given the person's answer), one saves the run, the other conflicts.
+	paused := &sova.Run{UserID: "ann", Mode: "sgr_agent", State: sova.RunWaiting}
+	if err := s.CreateRun(ctx, paused); err != nil {
+		t.Fatal(err)
+	}
+	resumed := make(chan error, 2)
+	for node := range 2 {
+		go func() {
+			cp := *paused
+			cp.State, cp.NodeID = sova.RunRunning, fmt.Sprintf("node-%d", node)
+			resumed <- s.ResumeRun(ctx, &cp)
+		}()
+	}
+	var won, conflicts int
+	for range 2 {
+		switch err := <-resumed; {
+		case err == nil:
+			won++
+		case errors.Is(err, sova.ErrConflict):
+			conflicts++
+		default:
+			t.Errorf("resume: %v", err)
+		}
+	}
+	if won != 1 || conflicts != 1 {
+		t.Errorf("two resumes at once: %d saved, %d conflicts; want one of each", won, conflicts)
+	}
+	if g, err := s.GetRun(ctx, "ann", paused.ID); err != nil || g.State != sova.RunRunning || g.NodeID == "" {
+		t.Errorf("resumed run: %+v %v", g, err)
+	}
+	paused.State = sova.RunCompleted
+	if err := s.UpdateRun(ctx, paused); err != nil {
+		t.Fatal(err)
+	}
+
 	// Workspace files.
 	for path, content := range map[string]string{"main.md": "# Main", "agents/agent_1.md": "todo", "main2.md": "Москва"} {
 		if err := s.PutRunFile(ctx, r.ID, path, content); err != nil {
