@@ -5,7 +5,8 @@
 // interface, Counter: in the store (StoreCounter) or in Redis
 // (RedisCounter) when SOVA_REDIS_URL is set. Both refuse an addition that
 // would pass the limit in one atomic step, so concurrent requests cannot
-// both take the last unit.
+// both take the last unit. The long runs going are counted by Places: in
+// the process (LocalPlaces), or across nodes through Redis.
 package limits
 
 import (

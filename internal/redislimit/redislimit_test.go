@@ -211,3 +211,36 @@ func TestRateAcrossNodes(t *testing.T) {
 		t.Error("Wait slept until the deadline instead of failing at once")
 	}
 }
+
+// BenchmarkQuerySlot is what the shared limits add to one search query
+// at least: a slot taken and given back, and the rate checked.
+func BenchmarkQuerySlot(b *testing.B) {
+	url := os.Getenv("SOVA_TEST_REDIS_URL")
+	if url == "" {
+		b.Skip("set SOVA_TEST_REDIS_URL")
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	defer c.Close()
+	var r [6]byte
+	_, _ = rand.Read(r[:])
+	prefix := "sova-bench:" + hex.EncodeToString(r[:]) + ":"
+	cl := redislimit.New(c, redislimit.Options{Prefix: prefix})
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		free, err := cl.Acquire(ctx, "k", 1000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cl.Wait(ctx, "k", 1e6, 1000); err != nil {
+			b.Fatal(err)
+		}
+		free()
+	}
+	b.StopTimer()
+	_ = c.Del(ctx, prefix+"sem:k", "rate:"+prefix+"rate:k").Err()
+}
