@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -174,5 +176,83 @@ func TestPrivateInstance(t *testing.T) {
 		if got := PrivateInstance(context.Background(), tc.url); got != tc.want {
 			t.Errorf("PrivateInstance(%q) = %v, want %v", tc.url, got, tc.want)
 		}
+	}
+}
+
+// coordinator is a Coordinator in memory; fail makes every call fail as
+// an unreachable Redis does.
+type coordinator struct {
+	fail             bool
+	acquired, waited atomic.Int64
+	released         atomic.Int64
+	lastKey          atomic.Value
+	lastN, lastBurst atomic.Int64
+	lastRate         atomic.Value
+}
+
+func (c *coordinator) Acquire(_ context.Context, key string, n int) (func(), error) {
+	if c.fail {
+		return nil, errors.New("redis: connection refused")
+	}
+	c.acquired.Add(1)
+	c.lastKey.Store(key)
+	c.lastN.Store(int64(n))
+	return func() { c.released.Add(1) }, nil
+}
+
+func (c *coordinator) Wait(_ context.Context, key string, perSecond float64, burst int) error {
+	if c.fail {
+		return errors.New("redis: connection refused")
+	}
+	c.waited.Add(1)
+	c.lastRate.Store(perSecond)
+	c.lastBurst.Store(int64(burst))
+	return nil
+}
+
+// TestThrottleShared: with a coordinator, every query takes its slot and
+// its rate there (under the provider's key, with its limits) and gives the
+// slot back; a coordinator that fails leaves the queries to this process's
+// limits, and says so once.
+func TestThrottleShared(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fail bool
+	}{{"shared", false}, {"unreachable", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &coordinator{fail: tc.fail}
+			var logs strings.Builder
+			f := &gateProvider{}
+			p := ThrottleShared(f, Limits{Concurrent: 2, PerSecond: 1000}, c, slog.New(slog.NewTextHandler(&logs, nil)))
+			if !p.(*Throttled).Shared() {
+				t.Fatal("not shared")
+			}
+			var wg sync.WaitGroup
+			for range 10 {
+				wg.Go(func() {
+					if _, err := p.Search(context.Background(), Query{Text: "q"}); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+			if f.calls.Load() != 10 {
+				t.Errorf("%d queries reached the provider, want 10", f.calls.Load())
+			}
+			warnings := strings.Count(logs.String(), "level=WARN")
+			if tc.fail {
+				if warnings != 1 || c.acquired.Load() != 0 {
+					t.Errorf("%d warnings, %d shared slots; want one warning and none", warnings, c.acquired.Load())
+				}
+				return
+			}
+			if c.acquired.Load() != 10 || c.released.Load() != 10 || c.waited.Load() != 10 || warnings != 0 {
+				t.Errorf("shared: %d slots taken, %d given back, %d rate waits, %d warnings; want 10, 10, 10, 0",
+					c.acquired.Load(), c.released.Load(), c.waited.Load(), warnings)
+			}
+			if c.lastKey.Load() != "search:gate" || c.lastN.Load() != 2 || c.lastRate.Load() != 1000.0 || c.lastBurst.Load() != 2 {
+				t.Errorf("asked for key %v, %d slots, rate %v, burst %d", c.lastKey.Load(), c.lastN.Load(), c.lastRate.Load(), c.lastBurst.Load())
+			}
+		})
 	}
 }
