@@ -88,6 +88,9 @@ func TestContinueFromCheckpoint(t *testing.T) {
 			whole, calls := run(nil, question, &snaps)
 			wantSeen := seen
 			seen = map[string]string{}
+			if want := map[string]string{"a": "s1-a", "b": "s2-b", "c": "s2-c"}; !reflect.DeepEqual(wantSeen, want) {
+				t.Fatalf("the tools saw the calls %v, want %v", wantSeen, want)
+			}
 			if whole.End != agent.EndAnswer || len(whole.Steps) != 3 || calls != 3 {
 				t.Fatalf("uninterrupted: end %s, %d steps, %d model calls", whole.End, len(whole.Steps), calls)
 			}
