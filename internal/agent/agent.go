@@ -280,11 +280,11 @@ func Run(ctx context.Context, cfg Config, messages []llm.Message) (*Outcome, err
 		st.Calls, st.Results, fatal = runCalls(ctx, cfg, tools, offered, resp.ToolCalls, step, stepCheckpoint(cfg, out.Steps, st, msgs))
 		msgs = append(msgs, toolMessages(st.Results)...)
 		out.Steps = append(out.Steps, st)
+		if fatal == nil {
+			fatal = ctx.Err() // results cut short by the end of ctx are not kept
+		}
 		if fatal == nil && cfg.Checkpoint != nil && cfg.Concurrency != 1 {
 			fatal = cfg.Checkpoint(ctx, slices.Clone(out.Steps), slices.Clone(msgs))
-		}
-		if fatal == nil {
-			fatal = ctx.Err()
 		}
 		if fatal != nil {
 			out.Text, out.Messages = text.String(), msgs
@@ -357,11 +357,11 @@ func finishStep(ctx context.Context, cfg Config, tools map[string]*tool, out *Ou
 		st.Calls, st.Results = append(st.Calls, calls...), append(st.Results, results...)
 		msgs = append(msgs, toolMessages(results)...)
 		out.Steps[i] = st
+		if fatal == nil {
+			fatal = ctx.Err() // results cut short by the end of ctx are not kept
+		}
 		if fatal == nil && cfg.Checkpoint != nil && cfg.Concurrency != 1 {
 			fatal = cfg.Checkpoint(ctx, slices.Clone(out.Steps), slices.Clone(msgs))
-		}
-		if fatal == nil {
-			fatal = ctx.Err()
 		}
 		if fatal != nil {
 			return msgs, false, fatal

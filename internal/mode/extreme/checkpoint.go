@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sova-ai/sova"
@@ -27,8 +28,13 @@ import (
 // rather than going on without a way to continue.
 var errCheckpoint = errors.New("extreme: the checkpoint")
 
-// fileCheckpoint is the run file that holds the checkpoint.
+// fileCheckpoint is the run file that holds the checkpoint; the research
+// agent's conversation is kept a message a file (messageFile), each
+// written once, so that a checkpoint writes only what is new and no file
+// grows past the workspace's limit on one file.
 const fileCheckpoint = "checkpoint.json"
+
+func messageFile(i int) string { return fmt.Sprintf("checkpoint/message_%03d.json", i) }
 
 // Phases of a checkpoint.
 const (
@@ -43,10 +49,12 @@ type checkpoint struct {
 	Question  string            `json:"question"`
 	Plan      []PlanTheme       `json:"plan"`
 	Withdrawn []mode.ToolStatus `json:"withdrawn,omitempty"`
-	// Steps and Messages are the research agent's, as agent.Config's
-	// Checkpoint gave them (phase research).
-	Steps    []agent.Step  `json:"steps,omitempty"`
-	Messages []llm.Message `json:"messages,omitempty"`
+	// Steps are the research agent's, as agent.Config's Checkpoint gave
+	// them, without the tool results' output (the conversation holds it);
+	// Messages is how many messages of its conversation the checkpoint
+	// holds (phase research).
+	Steps    []agent.Step `json:"steps,omitempty"`
+	Messages int          `json:"messages,omitempty"`
 	// Notes are the agent's summary (phases answer and done).
 	Notes   string        `json:"notes,omitempty"`
 	Sources []savedSource `json:"sources,omitempty"` // in citation order
@@ -93,8 +101,26 @@ func (s *session) saveCheckpoint(ctx context.Context, phase string, steps []agen
 	}
 	s.cpMu.Lock()
 	defer s.cpMu.Unlock()
+	// The conversation only grows: the messages not written yet.
+	for i := s.cpMessages; i < len(msgs); i++ {
+		data, err := json.Marshal(msgs[i])
+		if err != nil {
+			return fmt.Errorf("%w could not be encoded: %w", errCheckpoint, err)
+		}
+		if err := s.ws.Write(ctx, messageFile(i), string(data)); err != nil {
+			return fmt.Errorf("%w could not be saved: %w", errCheckpoint, err)
+		}
+		s.cpMessages = i + 1
+	}
 	cp := checkpoint{Version: 1, Phase: phase, Question: s.in.Question, Plan: s.themes, Withdrawn: s.withdrawn,
-		Steps: steps, Messages: msgs, Notes: notes, Answer: ans}
+		Messages: len(msgs), Notes: notes, Answer: ans}
+	for _, st := range steps {
+		st.Results = slices.Clone(st.Results)
+		for i := range st.Results {
+			st.Results[i].Output = ""
+		}
+		cp.Steps = append(cp.Steps, st)
+	}
 	s.mu.Lock()
 	for _, f := range s.sources {
 		cp.Sources = append(cp.Sources, savedSource{N: f.n, Source: f.src, Text: f.text})
@@ -135,6 +161,23 @@ func (s *session) loadCheckpoint(ctx context.Context) (*checkpoint, bool, error)
 		return nil, false, errors.New("extreme: the checkpoint is of another question")
 	}
 	return &cp, true, nil
+}
+
+// loadMessages reads the research agent's conversation as the checkpoint
+// holds it.
+func (s *session) loadMessages(ctx context.Context, n int) ([]llm.Message, error) {
+	msgs := make([]llm.Message, n)
+	for i := range msgs {
+		doc, err := s.ws.Read(ctx, messageFile(i))
+		if err == nil {
+			err = json.Unmarshal([]byte(doc), &msgs[i])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("extreme: reading message %d of the checkpoint: %w", i, err)
+		}
+	}
+	s.cpMessages = n
+	return msgs, nil
 }
 
 // restoreCheckpoint sets the session to a checkpoint: the plan, the
@@ -192,8 +235,14 @@ func (s *session) continueFrom(ctx context.Context, cp *checkpoint) (*mode.Resul
 	case phaseAnswer:
 		return s.answer(ctx, cp.Notes)
 	case phaseResearch:
-		ts := s.tools(false)
-		return s.researchAndAnswer(ctx, ts, cp.Steps, cp.Messages)
+		var msgs []llm.Message // none: the agent had not begun
+		if cp.Messages > 0 {
+			var err error
+			if msgs, err = s.loadMessages(ctx, cp.Messages); err != nil {
+				return nil, err
+			}
+		}
+		return s.researchAndAnswer(ctx, s.tools(false), cp.Steps, msgs)
 	}
 	return nil, fmt.Errorf("extreme: the checkpoint's phase %q is unknown", cp.Phase)
 }

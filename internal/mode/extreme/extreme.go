@@ -152,9 +152,10 @@ type session struct {
 	ws    mode.FileWorkspace
 	files *tools.CodeFiles
 
-	themes    []PlanTheme // the research plan
-	withdrawn []mode.ToolStatus
-	cpMu      sync.Mutex // orders checkpoints (checkpoint.go)
+	themes     []PlanTheme // the research plan
+	withdrawn  []mode.ToolStatus
+	cpMu       sync.Mutex // orders checkpoints (checkpoint.go)
+	cpMessages int        // messages of the agent's conversation saved
 
 	mu      sync.Mutex
 	sources []*found // in citation order
