@@ -150,14 +150,20 @@ func (e *env) run(t *testing.T, in mode.Input) (*mode.Result, *eventtest.Recorde
 	return e.runCtx(ctx, t, in)
 }
 
-func (e *env) runCtx(ctx context.Context, t *testing.T, in mode.Input) (*mode.Result, *eventtest.Recorder, error) {
+// newMode is the mode on the env's model and providers.
+func (e *env) newMode(t *testing.T) *Mode {
 	t.Helper()
 	c, err := llm.New(llm.Config{BaseURL: e.model.URL(), APIKey: "k", Model: "main-model", FastModel: "fast-model",
 		MaxRetries: 1, MaxStructuredRetries: 1, BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := New(Config{Providers: e.prov, Results: 4, ReadPages: 2}, c, c.Fast())
+	return New(Config{Providers: e.prov, Results: 4, ReadPages: 2}, c, c.Fast())
+}
+
+func (e *env) runCtx(ctx context.Context, t *testing.T, in mode.Input) (*mode.Result, *eventtest.Recorder, error) {
+	t.Helper()
+	m := e.newMode(t)
 	if in.Question == "" {
 		in.Question = "Compare GDP growth decade by decade since the 1930s and plot it"
 	}
