@@ -87,10 +87,12 @@ func TestTakeOverContinuesExtremeRun(t *testing.T) {
 	cuts := []struct {
 		name   string
 		code   bool // the node stops while the code runs, else while the answer streams
+		anew   bool // the answer asked again is another text
 		counts counts
 	}{
-		{"while the code runs", true, counts{plan: 1, agent: 3, answer: 1, cells: 2, cellsDone: 1, searches: 1}},
-		{"while the answer streams", false, counts{plan: 1, agent: 3, answer: 2, cells: 1, cellsDone: 1, searches: 1}},
+		{"while the code runs", true, false, counts{plan: 1, agent: 3, answer: 1, cells: 2, cellsDone: 1, searches: 1}},
+		{"while the answer streams", false, false, counts{plan: 1, agent: 3, answer: 2, cells: 1, cellsDone: 1, searches: 1}},
+		{"while the answer streams, written anew", false, true, counts{plan: 1, agent: 3, answer: 2, cells: 1, cellsDone: 1, searches: 1}},
 	}
 	for _, b := range backends {
 		for _, c := range cuts {
@@ -111,6 +113,9 @@ func TestTakeOverContinuesExtremeRun(t *testing.T) {
 						got.answer++
 						if !c.code && got.answer == 1 {
 							reply.ChunkDelay = 15 * time.Millisecond // time to stop the node mid-answer
+						}
+						if c.anew && got.answer == 2 {
+							reply.Content = "Written anew. " + reply.Content
 						}
 					}
 					return reply
@@ -190,7 +195,8 @@ func TestTakeOverContinuesExtremeRun(t *testing.T) {
 				if err := b2.Follow(ctx, p.RunID, 0, func(ev event.Event) error { evs = append(evs, ev); return nil }); err != nil {
 					t.Fatal(err)
 				}
-				starts, continued, text := 0, false, ""
+				starts, continued, text, restarts := 0, false, "", 0
+				var shown strings.Builder // the answer as Sova's web UI folds it
 				for i, ev := range evs {
 					if ev.Seq != int64(i+1) {
 						t.Fatalf("event %d is numbered %d", i+1, ev.Seq)
@@ -202,8 +208,10 @@ func TestTakeOverContinuesExtremeRun(t *testing.T) {
 						continued = true
 					case ev.Type == event.TypeTextDelta:
 						text += ev.Text
+						shown.WriteString(ev.Text)
 					case ev.Type == event.TypeData && ev.Data.Name == run.TextRestartData:
-						t.Error("the same answer was sent as a new one")
+						restarts++
+						shown.Reset()
 					}
 				}
 				if starts != 1 || !continued || evs[len(evs)-1].Type != event.TypeFinish {
@@ -217,8 +225,16 @@ func TestTakeOverContinuesExtremeRun(t *testing.T) {
 					t.Fatalf("messages %+v %v", msgs, err)
 				}
 				answer := msgs[1].Content
-				if text != answer || !strings.Contains(answer, "Growth was uneven") || !strings.Contains(answer, "/api/runs/"+p.RunID+"/files/charts/") {
-					t.Errorf("the stream showed\n%q\nthe stored answer is\n%q", text, answer)
+				if shown.String() != answer || !strings.Contains(answer, "Growth was uneven") || !strings.Contains(answer, "/api/runs/"+p.RunID+"/files/charts/") {
+					t.Errorf("the client holds\n%q\nthe stored answer is\n%q", shown.String(), answer)
+				}
+				// The same answer is sent once; another replaces the part shown.
+				if c.anew {
+					if restarts != 1 || !strings.HasPrefix(answer, "Written anew.") || text == answer {
+						t.Errorf("%d restarts of the text; streamed %q, answer %q", restarts, text, answer)
+					}
+				} else if restarts != 0 || text != answer {
+					t.Errorf("%d restarts of the text; streamed %q, answer %q", restarts, text, answer)
 				}
 				if md, err := st2.RunFile(ctx, p.RunID, fileReport); err != nil || md != r.Report || !strings.Contains(md, answer[:40]) {
 					t.Errorf("report.md: %v", err)
