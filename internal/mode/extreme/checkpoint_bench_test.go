@@ -25,7 +25,9 @@ type storeFiles struct {
 	run string
 }
 
-func (w storeFiles) Write(ctx context.Context, p, c string) error { return w.st.PutRunFile(ctx, w.run, p, c) }
+func (w storeFiles) Write(ctx context.Context, p, c string) error {
+	return w.st.PutRunFile(ctx, w.run, p, c)
+}
 func (w storeFiles) Append(ctx context.Context, p, c string) error {
 	old, _ := w.Read(ctx, p)
 	return w.Write(ctx, p, old+c)
