@@ -68,6 +68,20 @@ type Config struct {
 	// tool-result event for every result, with the tools' titles and
 	// summaries (IDs "s<step>-<call id>", unique within the run).
 	Sink event.Sink
+
+	// Checkpoint, when set, is called whenever the run holds something
+	// that cost money: after each model reply that calls tools, and after
+	// each tool result (with Concurrency other than 1, after all the
+	// step's results), with the steps so far (the last one unfinished
+	// until its calls are) and the conversation. What it keeps continues
+	// the run (Done). An error ends the run.
+	Checkpoint func(ctx context.Context, steps []Step, msgs []llm.Message) error
+	// Done are the steps of an earlier execution of this run, restored
+	// from a checkpoint; the messages given to Run are its conversation
+	// as the checkpoint kept it. The loop numbers its steps after them,
+	// and when the conversation ends with tool calls not all answered, it
+	// runs the calls left before it asks the model again.
+	Done []Step
 }
 
 // Call is one tool call of the model.
@@ -191,10 +205,22 @@ func Run(ctx context.Context, cfg Config, messages []llm.Message) (*Outcome, err
 		return nil, err
 	}
 	msgs := append([]llm.Message(nil), messages...)
-	out := &Outcome{End: EndSteps}
+	out := &Outcome{End: EndSteps, Steps: slices.Clone(cfg.Done)}
 	var text strings.Builder
+	for _, st := range out.Steps {
+		text.WriteString(st.Text)
+		out.Usage = addUsage(out.Usage, st.Usage)
+	}
+	if len(out.Steps) > 0 {
+		var stopped bool
+		msgs, stopped, err = finishStep(ctx, cfg, tools, out, msgs)
+		if err != nil || stopped {
+			out.Text, out.Messages = text.String(), msgs
+			return out, err
+		}
+	}
 	idle := 0
-	for step := 1; step <= cfg.MaxSteps; step++ {
+	for step := len(out.Steps) + 1; step <= cfg.MaxSteps; step++ {
 		plan := &StepPlan{Step: step, MaxSteps: cfg.MaxSteps, Steps: out.Steps, Messages: msgs,
 			Tools: slices.Clone(names), ToolChoice: cfg.ToolChoice}
 		if err := cfg.PrepareStep(ctx, plan); err != nil {
@@ -244,18 +270,21 @@ func Run(ctx context.Context, cfg Config, messages []llm.Message) (*Outcome, err
 		}
 		idle = 0
 		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
-		var fatal error
-		st.Calls, st.Results, fatal = runCalls(ctx, cfg, tools, offered, resp.ToolCalls, step)
-		for _, r := range st.Results {
-			content := r.Output
-			if r.Error != "" {
-				content = "Error: " + r.Error
+		if cfg.Checkpoint != nil {
+			if err := cfg.Checkpoint(ctx, append(slices.Clone(out.Steps), st), slices.Clone(msgs)); err != nil {
+				out.Text, out.Messages = text.String(), msgs
+				return out, err
 			}
-			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: r.CallID, Name: r.Name, Content: content})
 		}
+		var fatal error
+		st.Calls, st.Results, fatal = runCalls(ctx, cfg, tools, offered, resp.ToolCalls, step, stepCheckpoint(cfg, out.Steps, st, msgs))
+		msgs = append(msgs, toolMessages(st.Results)...)
 		out.Steps = append(out.Steps, st)
 		if fatal == nil {
-			fatal = ctx.Err()
+			fatal = ctx.Err() // results cut short by the end of ctx are not kept
+		}
+		if fatal == nil && cfg.Checkpoint != nil && cfg.Concurrency != 1 {
+			fatal = cfg.Checkpoint(ctx, slices.Clone(out.Steps), slices.Clone(msgs))
 		}
 		if fatal != nil {
 			out.Text, out.Messages = text.String(), msgs
@@ -269,6 +298,80 @@ func Run(ctx context.Context, cfg Config, messages []llm.Message) (*Outcome, err
 	out.Text = text.String()
 	out.Messages = msgs
 	return out, nil
+}
+
+// toolMessages are the messages that give the model the results.
+func toolMessages(results []Result) []llm.Message {
+	out := make([]llm.Message, 0, len(results))
+	for _, r := range results {
+		content := r.Output
+		if r.Error != "" {
+			content = "Error: " + r.Error
+		}
+		out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: r.CallID, Name: r.Name, Content: content})
+	}
+	return out
+}
+
+// stepCheckpoint is what runCalls calls after each result of a step whose
+// calls run one at a time: the run's checkpoint with the step so far. Nil
+// when there is nothing to call.
+func stepCheckpoint(cfg Config, done []Step, st Step, msgs []llm.Message) func(context.Context, []Call, []Result) error {
+	if cfg.Checkpoint == nil || cfg.Concurrency != 1 {
+		return nil
+	}
+	return func(ctx context.Context, calls []Call, results []Result) error {
+		part := st
+		part.Calls = append(slices.Clone(st.Calls), calls...)
+		part.Results = append(slices.Clone(st.Results), results...)
+		m := append(slices.Clone(msgs), toolMessages(results)...)
+		return cfg.Checkpoint(ctx, append(slices.Clone(done), part), m)
+	}
+}
+
+// finishStep runs the calls of a restored run's last step that have no
+// result yet (its checkpoint was taken while they ran), with every tool
+// offered, and reports whether one of the step's tools ended the loop.
+func finishStep(ctx context.Context, cfg Config, tools map[string]*tool, out *Outcome, msgs []llm.Message) ([]llm.Message, bool, error) {
+	last := len(msgs) - 1
+	for last >= 0 && msgs[last].Role == llm.RoleTool {
+		last--
+	}
+	if last < 0 || msgs[last].Role != llm.RoleAssistant || len(msgs[last].ToolCalls) == 0 {
+		return msgs, false, nil
+	}
+	answered := map[string]bool{}
+	for _, m := range msgs[last+1:] {
+		answered[m.ToolCallID] = true
+	}
+	var left []llm.ToolCall
+	for _, tc := range msgs[last].ToolCalls {
+		if !answered[tc.ID] {
+			left = append(left, tc)
+		}
+	}
+	i := len(out.Steps) - 1
+	st := out.Steps[i]
+	if len(left) > 0 {
+		calls, results, fatal := runCalls(ctx, cfg, tools, tools, left, i+1, stepCheckpoint(cfg, out.Steps[:i], st, msgs))
+		st.Calls, st.Results = append(st.Calls, calls...), append(st.Results, results...)
+		msgs = append(msgs, toolMessages(results)...)
+		out.Steps[i] = st
+		if fatal == nil {
+			fatal = ctx.Err() // results cut short by the end of ctx are not kept
+		}
+		if fatal == nil && cfg.Checkpoint != nil && cfg.Concurrency != 1 {
+			fatal = cfg.Checkpoint(ctx, slices.Clone(out.Steps), slices.Clone(msgs))
+		}
+		if fatal != nil {
+			return msgs, false, fatal
+		}
+	}
+	if j := slices.IndexFunc(st.Results, func(r Result) bool { return r.Stop }); j >= 0 {
+		out.End, out.StopTool = EndTool, st.Results[j].Name
+		return msgs, true, nil
+	}
+	return msgs, false, nil
 }
 
 func addUsage(a, b llm.Usage) llm.Usage {
@@ -314,7 +417,8 @@ func prepareTools(in []Tool) (map[string]*tool, []string, error) {
 // cfg.Concurrency; the results are in call order. A Fatal error of a tool
 // is returned; calls not yet started when it (or the end of ctx) comes
 // are not run.
-func runCalls(ctx context.Context, cfg Config, all, offered map[string]*tool, calls []llm.ToolCall, step int) ([]Call, []Result, error) {
+func runCalls(ctx context.Context, cfg Config, all, offered map[string]*tool, calls []llm.ToolCall, step int,
+	checkpoint func(context.Context, []Call, []Result) error) ([]Call, []Result, error) {
 	outCalls := make([]Call, len(calls))
 	results := make([]Result, len(calls))
 	var (
@@ -355,7 +459,7 @@ func runCalls(ctx context.Context, cfg Config, all, offered map[string]*tool, ca
 		}
 		emitCall(cfg.Sink, c)
 		if res.Error == "" {
-			o, err := call(ctx, t.Tool, c.Args)
+			o, err := call(context.WithValue(ctx, callKey{}, c), t.Tool, c.Args)
 			res.Output, res.Summary, res.Data, res.Stop = o.Text, o.Summary, o.Data, o.Stop
 			if err != nil {
 				res.Error = err.Error()
@@ -382,6 +486,11 @@ func runCalls(ctx context.Context, cfg Config, all, offered map[string]*tool, ca
 			}
 			one(i, tc)
 			n++
+			if checkpoint != nil && fatal == nil && ctx.Err() == nil {
+				if err := checkpoint(ctx, outCalls[:n], results[:n]); err != nil {
+					fatal = err
+				}
+			}
 		}
 		return outCalls[:n], results[:n], fatal
 	}
@@ -410,6 +519,16 @@ func call(ctx context.Context, t Tool, args json.RawMessage) (Output, error) {
 	}
 	text, err := t.Call(ctx, args)
 	return Output{Text: text}, err
+}
+
+type callKey struct{}
+
+// CallOf is the call a tool runs for, from the context the loop gives it:
+// its ID and step name the call for as long as the run lasts, also in a
+// run continued from a checkpoint.
+func CallOf(ctx context.Context) (Call, bool) {
+	c, ok := ctx.Value(callKey{}).(Call)
+	return c, ok
 }
 
 // EventID makes a tool call's ID unique within a run: some servers

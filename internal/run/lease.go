@@ -203,7 +203,7 @@ func (s *Service) takeOver(ctx context.Context, r *sova.Run) error {
 	}
 	p := &Prepared{
 		mode: m, userID: r.UserID, question: r.Question, history: in.History, input: in, run: r, resume: in.Resume,
-		RunID: r.ID, ChatID: r.ChatID, MessageID: in.MessageID, continued: true,
+		RunID: r.ID, ChatID: r.ChatID, MessageID: in.MessageID, continued: true, shown: shownText(stored),
 	}
 	s.opt.Logger.Warn("continuing a run whose node stopped", "run", r.ID, "mode", r.Mode, "node", s.opt.NodeID, "after_event", r.LastSeq)
 	s.Start(p)

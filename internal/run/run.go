@@ -288,8 +288,10 @@ type Prepared struct {
 	resume   *mode.Resume
 	startSeq int64
 	// continued: the run is executed again after its node stopped; its
-	// start event was emitted then.
+	// start event was emitted then. shown is the text of its answer the
+	// client was shown before (shownText).
 	continued bool
+	shown     string
 	RunID     string
 	ChatID    string
 	// MessageID is the id the assistant message will be stored under.
@@ -567,6 +569,7 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	}()
 	started := s.opt.Now()
 	rec := &collector{}
+	rec.b.WriteString(p.shown)
 	var searches atomic.Int64
 	out := event.SinkFunc(func(e event.Event) {
 		if e.Time.IsZero() {
@@ -579,8 +582,14 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 		rec.Emit(e)
 		sink.Emit(e)
 	})
+	modeOut := event.Sink(out)
+	var filter *textFilter
 	if p.continued {
 		mode.Status(out, "continue", "Continuing the run from its last checkpoint", "its node stopped; node "+s.opt.NodeID+" took it over")
+		if p.shown != "" {
+			filter = &textFilter{next: out, shown: p.shown, runID: p.RunID}
+			modeOut = filter
+		}
 	} else {
 		out.Emit(event.Event{Type: event.TypeStart, Start: &event.Start{
 			RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, Mode: p.mode.ID(),
@@ -618,7 +627,10 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 		Resume:    p.resume,
 		Spaces:    p.input.Spaces, WebSearch: p.input.WebSearch,
 		Continued: p.continued,
-	}, out)
+	}, modeOut)
+	if err == nil && filter != nil {
+		filter.end()
+	}
 	timedOut := errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancelTimeout()
 	if err != nil && s.handBack(ctx, p, log) {
@@ -859,9 +871,14 @@ type collector struct {
 }
 
 func (c *collector) Emit(e event.Event) {
-	if e.Type == event.TypeTextDelta {
+	switch {
+	case e.Type == event.TypeTextDelta:
 		c.mu.Lock()
 		c.b.WriteString(e.Text)
+		c.mu.Unlock()
+	case e.Type == event.TypeData && e.Data != nil && e.Data.Name == TextRestartData:
+		c.mu.Lock()
+		c.b.Reset()
 		c.mu.Unlock()
 	}
 }

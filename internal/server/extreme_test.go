@@ -293,8 +293,10 @@ func TestExtremeOpenAI(t *testing.T) {
 }
 
 // An extreme run goes on when its client leaves, can be cancelled (its
-// files go), is marked interrupted when the server stops while it runs,
-// and restarted after the restart completes with its chart.
+// files go) and restarted; when the server stops while it runs, the next
+// start continues it from its checkpoint to its answer with its chart,
+// and its stream, read from the start, has one start and shows the
+// continuation.
 func TestExtremeCancelRestart(t *testing.T) {
 	needSandbox(t)
 	prov := sovatest.NewProviders(t)
@@ -375,18 +377,37 @@ func TestExtremeCancelRestart(t *testing.T) {
 		t.Errorf("a cancelled run keeps files: %v", files)
 	}
 
-	// A stop while the run works marks it interrupted at the next start.
-	id = begin("extreme-restart")
+	// A stop while the run searches: the next start continues it.
+	cancelled := id
+	id = begin("extreme-continue")
 	time.Sleep(300 * time.Millisecond)
 	stop(a, srv)
 	site.SetDelay(0)
 	a, srv = start()
 	defer stop(a, srv)
 	e.app, e.srv = a, srv
-	waitState(a, id, "interrupted")
+	waitState(a, id, "completed")
+	if r, err := a.Store.GetRun(context.Background(), user, id); err != nil || !strings.Contains(r.Report, "/api/runs/"+id+"/files/charts/") {
+		t.Errorf("continued run: %v %+v", err, r)
+	}
+	resp, err = http.Get(srv.URL + "/api/runs/" + id + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks = frames(t, resp.Body)
+	resp.Body.Close()
+	starts, continued := 0, false
+	for _, c := range chunks {
+		starts += map[bool]int{true: 1}[c["type"] == "start"]
+		continued = continued || c["type"] == "data-status" && at(c, "data", "stage") == "continue"
+	}
+	if last := chunks[len(chunks)-1]; starts != 1 || !continued || last["type"] != "finish" || at(last, "messageMetadata", "finishReason") != "stop" {
+		t.Errorf("the continued run's stream: %d starts, continue status %v, last %v", starts, continued, last)
+	}
 
-	// Restarted, it runs again from the start and completes with its chart.
-	resp2, body := e.as(t, "", "POST", "/api/runs/"+id+"/restart", "")
+	// The cancelled run, restarted, runs again from the start and
+	// completes with its chart.
+	resp2, body := e.as(t, "", "POST", "/api/runs/"+cancelled+"/restart", "")
 	if resp2.StatusCode != 202 {
 		t.Fatalf("restart: %d %s", resp2.StatusCode, body)
 	}

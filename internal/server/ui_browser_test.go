@@ -702,6 +702,38 @@ func TestBrowserModules(t *testing.T) {
 		}
 	})
 
+	// A run continued on another node that writes its answer anew sends
+	// data-text_restart: the text that follows replaces the partial one.
+	t.Run("text restart", func(t *testing.T) {
+		chunks := []map[string]any{
+			{"type": "start", "messageId": "m1", "messageMetadata": map[string]any{"runId": "r1", "mode": "extreme"}},
+			{"type": "text-start", "id": "text-0"},
+			{"type": "text-delta", "id": "text-0", "delta": "The first ans"},
+			{"type": "data-status", "id": "status-continue", "data": map[string]any{"stage": "continue", "message": "Continuing the run from its last checkpoint"}},
+			{"type": "data-text_restart", "id": "text-restart-r1", "data": map[string]any{"reason": "written again"}},
+			{"type": "text-delta", "id": "text-0", "delta": "The answer, "},
+			{"type": "text-delta", "id": "text-0", "delta": "written again."},
+			{"type": "finish", "finishReason": "stop", "messageMetadata": map[string]any{"finishReason": "stop"}},
+		}
+		in, _ := json.Marshal(chunks)
+		var got struct{ Text, Shown, Generic string }
+		tb.eval(`(async () => {
+			const { Turn } = await import('/assets/js/turn.js');
+			const turn = new Turn({question: 'Q', mode: 'extreme'});
+			document.querySelector('#thread').append(turn.el);
+			turn.begin();
+			for (const c of `+string(in)+`) turn.apply(c);
+			turn.end();
+			const out = {text: turn.text, shown: turn.el.querySelector('.answer')?.textContent || '',
+				generic: [...turn.el.querySelectorAll('.step.generic')].map(g => g.dataset.part).join(',')};
+			turn.el.remove();
+			return out;
+		})()`, &got)
+		if got.Text != "The answer, written again." || strings.Contains(got.Shown, "first") || !strings.Contains(got.Shown, "written again") || got.Generic != "" {
+			t.Errorf("after a restart of the text: %+v", got)
+		}
+	})
+
 	t.Run("parts", func(t *testing.T) {
 		chunks := []map[string]any{
 			{"type": "start", "messageId": "m1", "messageMetadata": map[string]any{"runId": "r1", "mode": "deep_research"}},

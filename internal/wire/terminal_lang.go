@@ -183,6 +183,9 @@ var ruMessages = func() []message {
 		{"The task's progress could not be saved", "Не удалось сохранить ход выполнения задачи"},
 		{"Resuming the task: %d of %d subtasks already done", "Продолжаю задачу: выполнено подзадач {1} из {2}"},
 		{"Continuing the research from its last checkpoint", "Продолжаю исследование с последней контрольной точки"},
+		{"Resuming subtask %d after %d steps", "Продолжаю подзадачу {1} после шага {2}"},
+		{"The task was finished before the run stopped", "Задача была выполнена до остановки запуска"},
+		{"A chart of the run could not be read back; the report's PDF is without it", "Не удалось прочитать график запуска; PDF отчёта будет без него"},
 		{"Continuing the run from its last checkpoint", "Продолжаю выполнение с последней контрольной точки"},
 		// sgr_agent
 		{"Agent created", "Агент создан"},

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,6 +72,13 @@ func (t *TaskMode) Description() string {
 	return "The assistant's complex-task agent on its own (POST /api/tasks/execute): decomposes a large task into subtasks, runs them with the MCP tools without asking again, and reports."
 }
 
+// Durable implements mode.Durable: the task's progress is saved in the
+// run's workspace after the decomposition, after each step of a
+// subtask's agent and each subtask finished, and with the report; a run
+// continued after its node stopped goes on from there without asking the
+// model again or repeating the MCP actions the checkpoint holds.
+func (t *TaskMode) Durable() bool { return true }
+
 // Unlisted keeps the mode out of the mode menu: it is reached through
 // POST /api/tasks/execute, which is the person's confirmation.
 func (t *TaskMode) Unlisted() bool { return true }
@@ -116,25 +125,39 @@ func TaskMessages(req TaskRequest) []llm.Message {
 }
 
 // taskCheckpoint is a complex task's progress, kept in the run's workspace
-// (task/checkpoint.json) after each subtask and in the assistant_task
-// progress parts of the run's log, so that a restarted run goes on from it.
+// (task/checkpoint.json) after each step that cost money and in the
+// assistant_task progress parts of the run's log (those without Current
+// and Report), so that a continued or restarted run goes on from it.
 type taskCheckpoint struct {
 	Task     string    `json:"task"`
 	State    string    `json:"state"`
 	Subtasks []Subtask `json:"subtasks"`
+	// Current is the subtask under way; Report the report once written.
+	Current *subtaskProgress `json:"current,omitempty"`
+	Report  string           `json:"report,omitempty"`
+}
+
+// subtaskProgress is the agent of the subtask under way as its last
+// checkpoint left it (agent.Config's Checkpoint), without the tool
+// results' output, which its conversation holds.
+type subtaskProgress struct {
+	ID       int           `json:"id"`
+	Steps    []agent.Step  `json:"steps"`
+	Messages []llm.Message `json:"messages"`
 }
 
 const checkpointFile = "task/checkpoint.json"
 
 // checkpoint finds the progress an earlier attempt at the same task made:
-// in the run's own workspace, else in the logs of the runs it restarts (an
-// interrupted run's workspace is not kept; its log is), newest first.
-func (m *Mode) checkpoint(ctx context.Context, in mode.Input, task string) []Subtask {
+// in the run's own workspace (a run continued after its node stopped),
+// else in the logs of the runs it restarts (an interrupted run's workspace
+// is not kept; its log is), newest first.
+func (m *Mode) checkpoint(ctx context.Context, in mode.Input, task string) *taskCheckpoint {
 	if in.Workspace != nil {
 		if s, err := in.Workspace.Read(ctx, checkpointFile); err == nil {
 			var cp taskCheckpoint
 			if json.Unmarshal([]byte(s), &cp) == nil && cp.Task == task && len(cp.Subtasks) > 0 {
-				return cp.Subtasks
+				return &cp
 			}
 		}
 	}
@@ -163,7 +186,8 @@ func (m *Mode) checkpoint(ctx context.Context, in mode.Input, task string) []Sub
 			}
 			var cp taskCheckpoint
 			if json.Unmarshal(e.Data.Value, &cp) == nil && cp.Task == task && len(cp.Subtasks) > 0 {
-				return cp.Subtasks
+				cp.Current, cp.Report = nil, "" // not in the parts; a fresh run starts its subtasks again
+				return &cp
 			}
 		}
 	}
@@ -181,21 +205,37 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 		return nil, fmt.Errorf("%w: task is required", sova.ErrInvalid)
 	}
 	userID := in.UserID
-	id := fmt.Sprintf("task-%d", time.Now().UnixNano())
-	progress := func(subs []Subtask, state string) {
+	id := taskPartID(in.RunID, req.Task)
+	// save keeps the task's progress in the run's workspace.
+	save := func(cp taskCheckpoint) {
+		if in.Workspace == nil {
+			return
+		}
+		b, _ := json.Marshal(cp)
+		if err := in.Workspace.Write(ctx, checkpointFile, string(b)); err != nil && ctx.Err() == nil {
+			mode.Status(sink, "task", "The task's progress could not be saved", err.Error())
+		}
+	}
+	// progress shows the subtasks as an assistant_task part and saves them.
+	progress := func(subs []Subtask, state, report string) {
 		b, _ := json.Marshal(taskCheckpoint{Task: req.Task, State: state, Subtasks: subs})
 		sink.Emit(event.Event{Type: event.TypeData, Time: time.Now(), Data: &event.Data{Name: "assistant_task", ID: id, Value: b}})
-		if in.Workspace != nil {
-			if err := in.Workspace.Write(ctx, checkpointFile, string(b)); err != nil && ctx.Err() == nil {
-				mode.Status(sink, "task", "The task's progress could not be saved", err.Error())
-			}
-		}
+		save(taskCheckpoint{Task: req.Task, State: state, Subtasks: subs, Report: report})
 	}
 	names := make([]string, 0, len(ts.Tools))
 	for _, x := range ts.Tools {
 		names = append(names, x.FullName+": "+clip(x.Desc, 120))
 	}
-	subs := m.checkpoint(ctx, in, req.Task)
+	var subs []Subtask
+	var current *subtaskProgress
+	if cp := m.checkpoint(ctx, in, req.Task); cp != nil {
+		if cp.Report != "" && (cp.State == "done" || cp.State == "failed") {
+			// The run stopped after the report: it is the answer.
+			mode.Status(sink, "task", "The task was finished before the run stopped", "")
+			return &TaskResult{Success: cp.State == "done", Report: cp.Report, Subtasks: cp.Subtasks}, nil
+		}
+		subs, current = cp.Subtasks, cp.Current
+	}
 	if len(subs) > 0 {
 		done := 0
 		for i := range subs {
@@ -224,7 +264,7 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 	if len(subs) == 0 {
 		return nil, errors.New("complex task: the task was not decomposed into subtasks")
 	}
-	progress(subs, "running")
+	progress(subs, "running", "")
 	tl := ts.AgentTools()
 	tl = append(tl, m.knowledgeTools(ctx, userID, "", nil)...)
 	if m.d.Search != nil {
@@ -239,15 +279,29 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 		}
 		if subs[i].Status != "done" {
 			subs[i].Status = "running"
-			progress(subs, "running")
+			progress(subs, "running", "")
 			msgs := []llm.Message{
 				{Role: llm.RoleSystem, Content: subtaskPrompt()},
 				{Role: llm.RoleUser, Content: fmt.Sprintf("Overall task: %s\nContext: %s\n\nResults so far:\n%s\nYour subtask %d: %s\n%s",
 					req.Task, req.Context, orDash(done.String()), subs[i].ID, subs[i].Title, subs[i].Instructions)},
 			}
+			var steps []agent.Step
+			if current != nil && current.ID == subs[i].ID && len(current.Messages) > 0 {
+				// Its agent goes on where the checkpoint left it.
+				steps, msgs = current.Steps, current.Messages
+				mode.Status(sink, "task", fmt.Sprintf("Resuming subtask %d after %d steps", subs[i].ID, len(steps)), "")
+			}
+			current = nil
+			sub := subs[i].ID
 			out, err := agent.Run(ctx, agent.Config{
 				Model: m.d.Model, Repair: m.d.Fast, Tools: tl, MaxSteps: m.cfg.TaskStepsEach, Temperature: &temp,
 				MaxTokens: m.cfg.MaxTokens, Concurrency: 1, Sink: prefixed(sink, fmt.Sprintf("%s-%d-", id, i+1)),
+				Done: steps,
+				Checkpoint: func(ctx context.Context, steps []agent.Step, msgs []llm.Message) error {
+					save(taskCheckpoint{Task: req.Task, State: "running", Subtasks: subs,
+						Current: &subtaskProgress{ID: sub, Steps: withoutOutputs(steps), Messages: msgs}})
+					return nil // a subtask goes on without its checkpoint (save said why)
+				},
 			}, msgs)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -262,7 +316,7 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 			failed++
 		}
 		fmt.Fprintf(&done, "%d. %s [%s]: %s\n", subs[i].ID, subs[i].Title, subs[i].Status, subs[i].Result)
-		progress(subs, "running")
+		progress(subs, "running", "")
 	}
 	resp, err := m.d.Model.Complete(ctx, llm.Request{Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: reportPrompt()},
@@ -276,8 +330,33 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 	if !res.Success {
 		state = "failed"
 	}
-	progress(subs, state)
+	progress(subs, state, res.Report)
 	return res, nil
+}
+
+// taskPartID names a task's assistant_task parts: the same for the run's
+// task when the run is continued, so that its parts replace the earlier.
+func taskPartID(runID, task string) string {
+	if runID == "" {
+		return fmt.Sprintf("task-%d", time.Now().UnixNano())
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(task))
+	return fmt.Sprintf("task-%s-%08x", runID, h.Sum32())
+}
+
+// withoutOutputs returns steps without their tool results' output (the
+// conversation holds it), for a checkpoint.
+func withoutOutputs(steps []agent.Step) []agent.Step {
+	out := make([]agent.Step, len(steps))
+	for i, st := range steps {
+		st.Results = slices.Clone(st.Results)
+		for j := range st.Results {
+			st.Results[j].Output = ""
+		}
+		out[i] = st
+	}
+	return out
 }
 
 func orDash(s string) string {

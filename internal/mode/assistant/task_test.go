@@ -10,6 +10,7 @@ import (
 
 	"github.com/sova-ai/sova"
 
+	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
@@ -167,5 +168,95 @@ func TestTaskMessages(t *testing.T) {
 	}
 	if got := TaskMessages(TaskRequest{Task: "t"}); len(got) != 1 {
 		t.Fatalf("%+v", got)
+	}
+}
+
+// A complex task whose node stopped in the middle of a subtask is
+// continued (mode.Input.Continued, the same run and workspace) where the
+// subtask's agent stopped: the task is not decomposed again, no finished
+// subtask is redone, the subtask under way does not repeat the MCP action
+// it took nor the model calls before it, and its progress shows as one
+// part. Continued once more after the report, it answers with that
+// report and asks the model nothing.
+func TestTaskModeContinuesAfterItsNodeStopped(t *testing.T) {
+	e := newEnv(t)
+	tm := e.mode.TaskMode()
+	if !tm.Durable() {
+		t.Fatal("assistant_task is not durable")
+	}
+	task := "Назначь две встречи по проекту Восток"
+	msgs := TaskMessages(TaskRequest{Task: task})
+	ctx1, stop := context.WithCancel(t.Context())
+	defer stop()
+	e.model.Enqueue(
+		llmtest.Text(`{"subtasks":[{"title":"Первая встреча","instructions":"create_event Восток-1"},{"title":"Вторая встреча","instructions":"create_event Восток-2"},{"title":"Итог","instructions":"подведи итог"}]}`),
+		llmtest.Calls(tc("t1", "office__create_event", `{"title":"Восток-1","start":"2026-11-25T10:00:00+03:00"}`)), llmtest.Text("Первая создана."),
+		llmtest.Calls(tc("t2", "office__create_event", `{"title":"Восток-2","start":"2026-11-26T10:00:00+03:00"}`)),
+	)
+	e.model.Handle(func(r *llmtest.Request) llmtest.Reply {
+		stop() // the node stops while subtask 2 asks for its next step
+		return llmtest.Fail(503, "stopping")
+	})
+	ws := &memWorkspace{}
+	in := mode.Input{RunID: "r1", UserID: user, Question: msgs[len(msgs)-1].Content, Workspace: ws, Now: time.Now()}
+	var rec1 eventtest.Recorder
+	if _, err := tm.Run(ctx1, in, &rec1); err == nil {
+		t.Fatal("the stopped run ended without an error")
+	}
+	if n := len(e.office.Events()); n != 2 {
+		t.Fatalf("office events after the first part: %d", n)
+	}
+
+	before := e.model.Count()
+	e.model.Handle(nil)
+	e.model.Enqueue(
+		llmtest.Text("Вторая создана."),
+		llmtest.Text("Итог: обе встречи созданы."),
+		llmtest.Text("# Отчёт\nОбе встречи созданы."),
+	)
+	in.Continued = true
+	var rec2 eventtest.Recorder
+	res, err := tm.Run(t.Context(), in, &rec2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.model.Pending() != 0 {
+		t.Fatalf("%d scripted replies unused", e.model.Pending())
+	}
+	reqs := e.model.Requests()[before:]
+	for _, r := range reqs {
+		if r.Format() != "" || strings.Contains(r.LastUser(), "Your subtask 1:") {
+			t.Errorf("the continued run redid work: %q", clip(r.LastUser(), 200))
+		}
+	}
+	if first := reqs[0]; !strings.Contains(first.LastUser(), "Your subtask 2:") || first.Messages[len(first.Messages)-1].Role != llm.RoleTool {
+		t.Errorf("subtask 2 did not go on after its action: %+v", first.Messages)
+	}
+	if n := len(e.office.Events()); n != 2 {
+		t.Errorf("%d office events, want 2: an action was repeated", n)
+	}
+	var out TaskResult
+	if err := json.Unmarshal(res.Steps, &out); err != nil || !out.Success || len(out.Subtasks) != 3 || out.Subtasks[1].Result != "Вторая создана." {
+		t.Fatalf("result %s", res.Steps)
+	}
+	ids := map[string]bool{}
+	for _, ev := range append(rec1.Events(), rec2.Events()...) {
+		if ev.Type == event.TypeData && ev.Data.Name == "assistant_task" {
+			ids[ev.Data.ID] = true
+		}
+	}
+	if len(ids) != 1 {
+		t.Errorf("the task's progress showed as %d parts: %v", len(ids), ids)
+	}
+
+	// Continued after the report: the report, and no model call.
+	before = e.model.Count()
+	var rec3 eventtest.Recorder
+	again, err := tm.Run(t.Context(), in, &rec3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.model.Count() != before || again.Text != res.Text {
+		t.Errorf("continued after the report: %d model calls, report %q", e.model.Count()-before, again.Text)
 	}
 }

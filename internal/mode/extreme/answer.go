@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/report"
@@ -22,13 +21,13 @@ const (
 // answer writes the final answer from the research (seed 000 §2.1, stage
 // 3: sources de-duplicated by URL, 3000 characters each, the charts), its
 // citations checked as it streams, every chart placed; then keeps it as
-// the run's report.
-func (s *session) answer(ctx context.Context, plan []PlanTheme, out *agent.Outcome, withdrawn []mode.ToolStatus) (*mode.Result, error) {
+// the run's report. notes are the research agent's summary.
+func (s *session) answer(ctx context.Context, notes string) (*mode.Result, error) {
 	mode.Status(s.sink, "answer", "Writing the answer", fmt.Sprintf("%d sources, %d code cells", len(s.sources), len(s.cells)))
 	charts := s.allCharts()
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: s.answerPrompt(len(charts) > 0, withdrawn)}}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: s.answerPrompt(len(charts) > 0, s.withdrawn)}}
 	msgs = append(msgs, mode.LastMessages(s.in.History, s.cfg.HistoryLimit)...)
-	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: s.researchText(plan, out)})
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: s.researchText(notes)})
 
 	var text strings.Builder
 	write := func(piece string) {
@@ -68,12 +67,23 @@ func (s *session) answer(ctx context.Context, plan []PlanTheme, out *agent.Outco
 	res := &mode.Result{
 		Text: text.String(), Sources: s.cite.Cited(), Model: resp.Model, FinishReason: mode.FinishReason(resp.FinishReason),
 	}
-	if steps, err := json.Marshal(record{Parts: s.parts.record(), Withdrawn: withdrawn}); err == nil {
+	// Written once: a run continued after this shows the answer as it is.
+	if err := s.saveCheckpoint(ctx, phaseDone, nil, nil, notes,
+		&savedAnswer{Text: res.Text, Sources: res.Sources, Model: res.Model, FinishReason: res.FinishReason}); err != nil {
+		return nil, err
+	}
+	return s.result(ctx, res), nil
+}
+
+// result completes the answer with the record of the parts and keeps it
+// as the run's report.
+func (s *session) result(ctx context.Context, res *mode.Result) *mode.Result {
+	if steps, err := json.Marshal(record{Parts: s.parts.record(), Withdrawn: s.withdrawn}); err == nil {
 		res.Steps = steps
 	}
 	res.Report = s.report(res)
 	s.keepReport(ctx, res.Report)
-	return res, nil
+	return res
 }
 
 // allCharts lists the charts kept, in the order they were drawn.
@@ -95,7 +105,7 @@ func (s *session) allCharts() []Chart {
 // plan, the numbered sources with what was read of them, the code cells
 // with their output and charts, and the agent's own summary, within
 // ContextChars.
-func (s *session) researchText(plan []PlanTheme, out *agent.Outcome) string {
+func (s *session) researchText(notes string) string {
 	s.mu.Lock()
 	sources := append([]*found(nil), s.sources...)
 	cells := append([]cell(nil), s.cells...)
@@ -103,7 +113,7 @@ func (s *session) researchText(plan []PlanTheme, out *agent.Outcome) string {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Question: %s\n\nResearch plan:\n", s.in.Question)
-	writePlan(&b, plan)
+	writePlan(&b, s.themes)
 
 	var cb strings.Builder
 	if len(cells) > 0 {
@@ -120,11 +130,8 @@ func (s *session) researchText(plan []PlanTheme, out *agent.Outcome) string {
 			}
 		}
 	}
-	notes := ""
-	if out != nil {
-		if t := out.LastText(); t != "" {
-			notes = "\nThe research agent's summary:\n" + mode.Clip(t, 3000) + "\n"
-		}
+	if notes != "" {
+		notes = "\nThe research agent's summary:\n" + mode.Clip(notes, 3000) + "\n"
 	}
 
 	b.WriteString("\nSources:\n")

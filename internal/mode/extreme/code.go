@@ -27,7 +27,7 @@ func (s *session) codeRunnerTool() agent.Tool {
 }
 
 func (s *session) runCode(ctx context.Context, run agent.Runner, a tools.CodeArgs) (agent.Output, error) {
-	part := CodePart{Kind: KindCode, CodeID: newID("code_"), Title: strings.TrimSpace(a.Title), Code: a.Code, Status: CodeRunning}
+	part := CodePart{Kind: KindCode, CodeID: partID(ctx, "code_"), Title: strings.TrimSpace(a.Title), Code: a.Code, Status: CodeRunning}
 	if part.Title == "" {
 		part.Title = "Code"
 	}

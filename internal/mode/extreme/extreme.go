@@ -102,6 +102,7 @@ type Mode struct {
 var (
 	_ mode.Mode         = (*Mode)(nil)
 	_ mode.ToolReporter = (*Mode)(nil)
+	_ mode.Durable      = (*Mode)(nil)
 )
 
 // New returns the mode. fast repairs malformed tool calls; nil uses model.
@@ -119,6 +120,11 @@ func (m *Mode) ID() string { return ID }
 func (m *Mode) Description() string {
 	return "Extreme research: plans up to 15 actions, then an agent searches the web and X and runs Python in a sandbox to compute and chart; a cited answer with the charts, kept as a report."
 }
+
+// Durable implements mode.Durable: a run saves checkpoints at each step
+// that cost money (checkpoint.go), and a continued run goes on from the
+// last.
+func (m *Mode) Durable() bool { return true }
 
 // Tools implements mode.ToolReporter: the agent's tools, available or
 // withdrawn, under the seed's names.
@@ -146,6 +152,11 @@ type session struct {
 	ws    mode.FileWorkspace
 	files *tools.CodeFiles
 
+	themes     []PlanTheme // the research plan
+	withdrawn  []mode.ToolStatus
+	cpMu       sync.Mutex // orders checkpoints (checkpoint.go)
+	cpMessages int        // messages of the agent's conversation saved
+
 	mu      sync.Mutex
 	sources []*found // in citation order
 	byNum   map[int]*found
@@ -157,6 +168,7 @@ type session struct {
 // found is a source the research found, with what was read of it.
 type found struct {
 	n     int
+	src   sova.Source
 	title string
 	url   string
 	text  string
@@ -193,22 +205,49 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		s.ws = fw
 	}
 
-	plan := s.plan(ctx)
+	if in.Continued && s.ws != nil {
+		cp, ok, err := s.loadCheckpoint(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return s.continueFrom(ctx, cp)
+		}
+	}
+	s.themes = s.plan(ctx)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ts, withdrawn := s.tools()
-	out, err := s.research(ctx, plan, ts, withdrawn)
+	ts := s.tools(true)
+	if err := s.saveCheckpoint(ctx, phaseResearch, nil, nil, "", nil); err != nil {
+		return nil, err
+	}
+	return s.researchAndAnswer(ctx, ts, nil, nil)
+}
+
+// researchAndAnswer runs the research agent, from the start or from the
+// steps and conversation of a checkpoint, then writes the answer.
+func (s *session) researchAndAnswer(ctx context.Context, ts []agent.Tool, done []agent.Step, msgs []llm.Message) (*mode.Result, error) {
+	out, err := s.research(ctx, ts, done, msgs)
 	if err != nil {
 		return nil, err
 	}
-	s.parts.emit("plan", PlanPart{Kind: KindPlan, Status: PlanStatus{Title: "Research completed"}, Plan: plan})
-	return s.answer(ctx, plan, out, withdrawn)
+	s.parts.emit("plan", PlanPart{Kind: KindPlan, Status: PlanStatus{Title: "Research completed"}, Plan: s.themes})
+	notes := ""
+	if out != nil {
+		notes = out.LastText()
+	}
+	if err := s.saveCheckpoint(ctx, phaseAnswer, nil, nil, notes, nil); err != nil {
+		return nil, err
+	}
+	return s.answer(ctx, notes)
 }
 
 // tools are the agent's tools; a tool whose provider is missing is
-// withdrawn with a status saying why and what enables it.
-func (s *session) tools() ([]agent.Tool, []mode.ToolStatus) {
+// withdrawn, and when fresh (not in a continued run, whose withdrawn
+// tools the checkpoint holds and the client was told of) with a status
+// saying why and what enables it.
+func (s *session) tools(fresh bool) []agent.Tool {
 	var ts []agent.Tool
 	var withdrawn []mode.ToolStatus
 	p := s.cfg.Providers
@@ -227,38 +266,52 @@ func (s *session) tools() ([]agent.Tool, []mode.ToolStatus) {
 				ws.Reason = "its provider is not configured"
 			}
 			withdrawn = append(withdrawn, ws)
-			tools.Withdraw(s.sink, tools.Status{Name: t.as, Reason: ws.Reason, Settings: st.Settings})
+			if fresh {
+				tools.Withdraw(s.sink, tools.Status{Name: t.as, Reason: ws.Reason, Settings: st.Settings})
+			}
 			continue
 		}
 		ts = append(ts, t.build())
 	}
-	return ts, withdrawn
+	if fresh {
+		s.withdrawn = withdrawn
+	}
+	return ts
 }
 
 // research runs the agent through the plan: one tool call at a time (seed:
 // no parallel tool calls), about one step per todo, then a step without
-// tools for its notes.
-func (s *session) research(ctx context.Context, plan []PlanTheme, ts []agent.Tool, withdrawn []mode.ToolStatus) (*agent.Outcome, error) {
+// tools for its notes. A continued run hands it the steps done and their
+// conversation; every reply and every tool result is checkpointed.
+func (s *session) research(ctx context.Context, ts []agent.Tool, done []agent.Step, msgs []llm.Message) (*agent.Outcome, error) {
 	todos := 0
-	for _, th := range plan {
+	for _, th := range s.themes {
 		todos += len(th.Todos)
 	}
 	if len(ts) == 0 {
 		return nil, errors.New("extreme: no research tool is available (web search is not configured); set SOVA_SEARCH_PROVIDER")
 	}
-	mode.Status(s.sink, "research", "Researching", fmt.Sprintf("%d actions planned", todos))
-	msgs := []llm.Message{
-		{Role: llm.RoleSystem, Content: s.agentPrompt(plan, ts, withdrawn, todos+1)},
-		{Role: llm.RoleUser, Content: s.in.Question},
+	if msgs == nil {
+		mode.Status(s.sink, "research", "Researching", fmt.Sprintf("%d actions planned", todos))
+		msgs = []llm.Message{
+			{Role: llm.RoleSystem, Content: s.agentPrompt(s.themes, ts, s.withdrawn, todos+1)},
+			{Role: llm.RoleUser, Content: s.in.Question},
+		}
 	}
 	temp := s.cfg.Temperature
 	out, err := agent.Run(ctx, agent.Config{
 		Model: s.m.model, Repair: s.m.fast, Tools: ts, MaxSteps: todos + 1, Concurrency: 1,
-		Temperature: &temp, MaxTokens: s.cfg.MaxTokens,
+		Temperature: &temp, MaxTokens: s.cfg.MaxTokens, Done: done,
+		Checkpoint: func(ctx context.Context, steps []agent.Step, msgs []llm.Message) error {
+			return s.saveCheckpoint(ctx, phaseResearch, steps, msgs, "", nil)
+		},
 	}, msgs)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if errors.Is(err, errCheckpoint) {
+			return nil, err
 		}
 		// What was found before the model failed is still worth an answer.
 		if out == nil || len(out.Steps) == 0 {
@@ -276,7 +329,7 @@ func (s *session) addSource(src sova.Source, text string) int {
 	defer s.mu.Unlock()
 	f := s.byNum[n]
 	if f == nil {
-		f = &found{n: n, title: src.Title, url: src.URL}
+		f = &found{n: n, src: src, title: src.Title, url: src.URL}
 		s.byNum[n] = f
 		s.sources = append(s.sources, f)
 	}
@@ -291,6 +344,25 @@ func newID(prefix string) string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	return prefix + hex.EncodeToString(b)
+}
+
+// partID is the id of the parts a tool call shows: after the agent's
+// call (its step and id), which a run continued from a checkpoint calls
+// again under the same id, so that the parts it shows replace what the
+// client had of the call before the node stopped; random outside the
+// agent.
+func partID(ctx context.Context, prefix string) string {
+	c, ok := agent.CallOf(ctx)
+	if !ok || c.ID == "" {
+		return newID(prefix)
+	}
+	id := []byte(agent.EventID(c.Step, c.ID))
+	for i, b := range id {
+		if !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '-' || b == '_') {
+			id[i] = '_' // the id names run files and URLs too
+		}
+	}
+	return prefix + string(id[:min(len(id), 64)])
 }
 
 // record is what the stored answer keeps of the run: the last state of

@@ -32,16 +32,28 @@ import (
 type fakeSandbox struct {
 	mu    sync.Mutex
 	codes []string
+	done  int // runs that ended with output
 	fail  error
+	// hook, when set, is called as a cell starts; its error ends the cell.
+	hook func(ctx context.Context) error
 }
 
-func (f *fakeSandbox) Run(_ context.Context, code string) (*sandbox.Result, error) {
+func (f *fakeSandbox) Run(ctx context.Context, code string) (*sandbox.Result, error) {
 	f.mu.Lock()
 	f.codes = append(f.codes, code)
+	hook := f.hook
 	f.mu.Unlock()
+	if hook != nil {
+		if err := hook(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if f.fail != nil {
 		return nil, f.fail
 	}
+	f.mu.Lock()
+	f.done++
+	f.mu.Unlock()
 	return &sandbox.Result{Stdout: "average growth 3.7\n", Duration: 40 * time.Millisecond,
 		Files: []sandbox.File{
 			{Name: "chart_1.png", MIME: "image/png", Data: testPNG(), Size: int64(len(testPNG()))},
@@ -133,12 +145,25 @@ func newEnv(t *testing.T) *env {
 
 func (e *env) run(t *testing.T, in mode.Input) (*mode.Result, *eventtest.Recorder, error) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return e.runCtx(ctx, t, in)
+}
+
+// newMode is the mode on the env's model and providers.
+func (e *env) newMode(t *testing.T) *Mode {
+	t.Helper()
 	c, err := llm.New(llm.Config{BaseURL: e.model.URL(), APIKey: "k", Model: "main-model", FastModel: "fast-model",
 		MaxRetries: 1, MaxStructuredRetries: 1, BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := New(Config{Providers: e.prov, Results: 4, ReadPages: 2}, c, c.Fast())
+	return New(Config{Providers: e.prov, Results: 4, ReadPages: 2}, c, c.Fast())
+}
+
+func (e *env) runCtx(ctx context.Context, t *testing.T, in mode.Input) (*mode.Result, *eventtest.Recorder, error) {
+	t.Helper()
+	m := e.newMode(t)
 	if in.Question == "" {
 		in.Question = "Compare GDP growth decade by decade since the 1930s and plot it"
 	}
@@ -147,8 +172,6 @@ func (e *env) run(t *testing.T, in mode.Input) (*mode.Result, *eventtest.Recorde
 	}
 	in.Now = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	var rec eventtest.Recorder
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	res, err := m.Run(ctx, in, &rec)
 	return res, &rec, err
 }

@@ -201,6 +201,29 @@ func (p *parts) emit(id string, v any) {
 	p.sink.Emit(event.Event{Type: event.TypeData, Time: time.Now(), Data: &event.Data{Name: DataName, ID: id, Value: raw}})
 }
 
+// saved returns the ids and the last parts kept, in order, for a
+// checkpoint.
+func (p *parts) saved() ([]string, []json.RawMessage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	raws := make([]json.RawMessage, 0, len(p.order))
+	for _, id := range p.order {
+		raws = append(raws, p.last[id])
+	}
+	return append([]string(nil), p.order...), raws
+}
+
+// restore keeps a part of a checkpoint as shown already: in the record,
+// not sent again.
+func (p *parts) restore(id string, raw json.RawMessage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, seen := p.last[id]; !seen {
+		p.order = append(p.order, id)
+	}
+	p.last[id] = raw
+}
+
 // record is the last part of each id, in order.
 func (p *parts) record() []json.RawMessage {
 	p.mu.Lock()

@@ -61,7 +61,7 @@ func (s *session) webSearch(ctx context.Context, a WebSearchArgs) (agent.Output,
 	if n := len([]rune(q)); n > 400 {
 		return agent.Text(fmt.Sprintf("Error: the query is %d characters long; write a short search query of 5 to 15 words.", n)), nil
 	}
-	part := QueryPart{Kind: KindQuery, QueryID: newID("q_"), Query: q, Status: QueryStarted, Category: a.Category,
+	part := QueryPart{Kind: KindQuery, QueryID: partID(ctx, "q_"), Query: q, Status: QueryStarted, Category: a.Category,
 		IncludeDomains: a.IncludeDomains, Sources: []SourceInfo{}}
 	id := "query-" + part.QueryID
 	s.parts.emit(id, part)

@@ -38,7 +38,7 @@ func (s *session) xSearch(ctx context.Context, a XSearchArgs) (agent.Output, err
 	if q == "" {
 		return agent.Text("Error: the query is empty."), nil
 	}
-	part := XPart{Kind: KindX, XSearchID: newID("x_"), Query: q, StartDate: a.StartDate, EndDate: a.EndDate, Handles: a.XHandles, Status: QueryStarted}
+	part := XPart{Kind: KindX, XSearchID: partID(ctx, "x_"), Query: q, StartDate: a.StartDate, EndDate: a.EndDate, Handles: a.XHandles, Status: QueryStarted}
 	id := "x-" + part.XSearchID
 	s.parts.emit(id, part)
 	fail := func(err error) (agent.Output, error) {

@@ -23,8 +23,9 @@ const fileCheckpoint = "checkpoint.json"
 
 // Phases of a checkpoint.
 const (
-	phaseBoard  = "board"  // the agents and the supervisor are at work
-	phaseReport = "report" // the research is done; the report is left
+	phaseBoard   = "board"   // the agents and the supervisor are at work
+	phaseReport  = "report"  // the research is done; the report is left
+	phaseWritten = "written" // the report is written; it is left to publish
 )
 
 type checkpoint struct {
@@ -41,6 +42,7 @@ type checkpoint struct {
 	PlanRevision int            `json:"planRevision,omitempty"`
 	Decisions    []DecisionData `json:"decisions,omitempty"`
 	Board        savedBoard     `json:"board"`
+	Report       *writtenReport `json:"report,omitempty"` // phase written
 }
 
 type savedBoard struct {
@@ -101,6 +103,7 @@ func (s *session) saveCheckpoint(ctx context.Context, phase string) error {
 	s.mu.Lock()
 	cp.Items, cp.Analysis, cp.Plan, cp.PlanRevision = s.items, s.analysis, s.plan, s.planRevision
 	cp.Decisions = append([]DecisionData(nil), s.decisions...)
+	cp.Report = s.written
 	s.mu.Unlock()
 	if b := s.board; b != nil {
 		b.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/mode"
 )
@@ -95,3 +96,35 @@ func TestContinuedRunGoesOnFromCheckpoint(t *testing.T) {
 }
 
 func agentID(i int) string { return "agent_" + string(rune('1'+i)) }
+
+// A run continued after its report was written (the node stopped while
+// it streamed, or before the run engine kept its end) streams that report
+// again without asking the model: the same text, so the run engine can
+// leave out what the client had of it.
+func TestContinuedRunKeepsTheWrittenReport(t *testing.T) {
+	e := newEnv(t)
+	ws := NewMemWorkspace()
+	in := mode.Input{Question: question, Workspace: ws, Now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)}
+	first, _ := e.run(t, in)
+	var cp checkpoint
+	if doc, err := ws.Read(context.Background(), fileCheckpoint); err != nil || json.Unmarshal([]byte(doc), &cp) != nil || cp.Phase != phaseWritten || cp.Report == nil {
+		t.Fatalf("checkpoint after the report: phase %q, %v", cp.Phase, err)
+	}
+	asked := e.sc.model.Count()
+
+	in.Continued = true
+	res, rec := e.run(t, in)
+	if n := e.sc.model.Count() - asked; n != 0 {
+		t.Errorf("the continued run asked the model %d times, want none", n)
+	}
+	if res.Text != first.Text || res.Report != first.Report || len(res.Sources) != len(first.Sources) {
+		t.Errorf("report after continuing differs:\n%s\nwant\n%s", res.Text, first.Text)
+	}
+	text := ""
+	for _, ev := range rec.Filter(event.TypeTextDelta) {
+		text += ev.Text
+	}
+	if text != first.Text {
+		t.Errorf("the continued run streamed %d characters, want the report's %d", len(text), len(first.Text))
+	}
+}

@@ -87,6 +87,36 @@ func (s *session) report(ctx context.Context, findings string) (*mode.Result, er
 		// the material itself is the report.
 		bestBody = s.fallbackReport(draft, fromDraft, findings)
 	}
+	w := &writtenReport{Body: bestBody, Model: model, Finish: finish, Attempts: attempts, FromDraft: fromDraft}
+	if best != nil {
+		w.Sources = best.Sources
+	}
+	// Kept before it streams: a run continued after this streams the same
+	// report, and the run engine leaves out what the client had of it.
+	s.mu.Lock()
+	s.written = w
+	s.mu.Unlock()
+	if err := s.saveCheckpoint(ctx, phaseWritten); err != nil {
+		return nil, err
+	}
+	return s.publish(ctx, w)
+}
+
+// writtenReport is the report as the model wrote it, before its
+// citations are checked: what a checkpoint keeps of it.
+type writtenReport struct {
+	Body      string   `json:"body"`
+	Sources   []string `json:"sources,omitempty"` // the URLs the model named
+	Model     string   `json:"model,omitempty"`
+	Finish    string   `json:"finish,omitempty"`
+	Attempts  int      `json:"attempts"`
+	FromDraft bool     `json:"fromDraft,omitempty"`
+}
+
+// publish streams a written report with its citations checked against
+// the pages the run read and its source list, and keeps it.
+func (s *session) publish(ctx context.Context, w *writtenReport) (*mode.Result, error) {
+	bestBody, model, finish, attempts, fromDraft := w.Body, w.Model, w.Finish, w.Attempts, w.FromDraft
 
 	// Citations: only pages the run read, renumbered in order of use.
 	read := s.pages.Sources()
@@ -112,10 +142,10 @@ func (s *session) report(ctx context.Context, findings string) (*mode.Result, er
 		s.sink.Emit(event.Event{Type: event.TypeTextDelta, Time: time.Now(), Text: out})
 	}
 	sources := filter.Cited()
-	if len(sources) == 0 && best != nil {
+	if len(sources) == 0 {
 		// No inline citation survived; the pages the model named as its
 		// sources are listed if the run read them.
-		for _, u := range best.Sources {
+		for _, u := range w.Sources {
 			if p, ok := s.pages.Lookup(u); ok {
 				src := p.Source
 				src.Number = len(sources) + 1

@@ -139,8 +139,14 @@ func (r *Research) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mo
 			s.restoreCheckpoint(cp)
 			status(sink, "continue", "Continuing the research from its last checkpoint",
 				fmt.Sprintf("%d notes written, %d supervisor reviews", len(s.board.notes), s.board.calls))
-			if cp.Phase == phaseReport {
+			switch cp.Phase {
+			case phaseReport:
 				return s.conclude(ctx)
+			case phaseWritten:
+				if cp.Report == nil {
+					return nil, errors.New("deep_research: the checkpoint of the written report holds no report")
+				}
+				return s.publish(ctx, cp.Report)
 			}
 			return s.work(ctx)
 		}
@@ -198,6 +204,7 @@ type session struct {
 	analysis  QueryAnalysis
 	board     *board
 	decisions []DecisionData
+	written   *writtenReport // the report, once the model wrote it
 	// planRevision counts replans.
 	planRevision int
 }

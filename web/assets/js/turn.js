@@ -127,6 +127,12 @@ export class Turn {
         this.usage = d;
         this.mark('foot');
         return;
+      case 'text_restart':
+        // A run continued on another node wrote its answer anew: the text
+        // that follows replaces what streamed before.
+        this.text = '';
+        this.mark('answer');
+        return;
     }
     // Parts with an id replace the earlier part of that type and id, as
     // in the AI SDK; parts without one accumulate.
