@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova/internal/auth"
-	"github.com/sova-ai/sova/internal/cluster"
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/connectors"
 	"github.com/sova-ai/sova/internal/fetch"
@@ -79,7 +78,7 @@ type App struct {
 
 	agentSweeper *sgr.Sweeper        // evicts old finished agents (SOVA_SGR_AGENT_TTL)
 	eventSweeper *EventSweeper       // compacts and expires finished runs' event logs (eventsweeper.go)
-	notifier     *cluster.PGNotifier // nil on SQLite
+	notifier     clusterNotifier // nil on SQLite
 }
 
 // New assembles Sova. Close releases what it opened.
@@ -224,15 +223,17 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, er
 		titler = run.ModelTitler{Model: fast}
 	}
 	// On PostgreSQL, nodes sharing the database tell each other of new run
-	// events (LISTEN/NOTIFY), so a client on any node follows any run live.
-	var notifier *cluster.PGNotifier
+	// events and of cancels (cluster.go), so a client on any node follows
+	// and stops any run.
+	notifier, err := newNotifier(ctx, cfg, logger)
+	if err != nil {
+		_ = closeLimits()
+		_ = docSpaces.Close()
+		_ = st.Close()
+		return nil, err
+	}
 	var runNotifier run.Notifier
-	if cfg.DatabaseURL != "" {
-		if notifier, err = cluster.NewPGNotifier(ctx, cfg.DatabaseURL, logger); err != nil {
-			_ = docSpaces.Close()
-			_ = st.Close()
-			return nil, err
-		}
+	if notifier != nil {
 		runNotifier = notifier
 	}
 	var followUps run.FollowUpper
@@ -309,11 +310,6 @@ func (a *App) Close(ctx context.Context) error {
 	return err
 }
 
-func closeNotifier(n *cluster.PGNotifier) {
-	if n != nil {
-		n.Close()
-	}
-}
 
 // unavailable stands in for a search provider that is not configured.
 type unavailable struct{ err error }
