@@ -76,8 +76,8 @@ type App struct {
 	// GET /metrics; nil with SOVA_METRICS=false.
 	Metrics *metrics.Metrics
 
-	agentSweeper *sgr.Sweeper        // evicts old finished agents (SOVA_SGR_AGENT_TTL)
-	eventSweeper *EventSweeper       // compacts and expires finished runs' event logs (eventsweeper.go)
+	agentSweeper *sgr.Sweeper    // evicts old finished agents (SOVA_SGR_AGENT_TTL)
+	eventSweeper *EventSweeper   // compacts and expires finished runs' event logs (eventsweeper.go)
 	notifier     clusterNotifier // nil on SQLite
 }
 
@@ -309,7 +309,6 @@ func (a *App) Close(ctx context.Context) error {
 	}
 	return err
 }
-
 
 // unavailable stands in for a search provider that is not configured.
 type unavailable struct{ err error }

@@ -93,7 +93,7 @@ type node struct {
 // nodeOptions change how a test node is made.
 type nodeOptions struct {
 	lease    time.Duration
-	store    func(*store.DB) run.Store      // wraps the node's store
+	store    func(*store.DB) run.Store       // wraps the node's store
 	notifier func(run.Notifier) run.Notifier // wraps the node's notifier
 }
 
