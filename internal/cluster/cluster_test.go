@@ -374,6 +374,11 @@ func TestCancelRunOfStoppedNode(t *testing.T) {
 				if err := b.svc.Cancel(ctx, r.ID); err != nil {
 					t.Fatal(err)
 				}
+				if tc.leaseLeft < 0 { // closed by the cancel itself
+					if now, _ := c.st.GetRun(ctx, ann.ID, r.ID); now.State != sova.RunCancelled {
+						t.Fatalf("right after the cancel: %s", now.State)
+					}
+				}
 				got := waitState(t, c.st, r.ID, sova.RunCancelled, 10*time.Second)
 				if e := lastEvent(t, c.st, r.ID); e.Type != event.TypeFinish || e.Finish.Reason != event.FinishCancelled {
 					t.Errorf("the log ends with %+v", e)
