@@ -47,9 +47,16 @@ func NewRedisNotifier(ctx context.Context, rawURL string, logger *slog.Logger) (
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	client := redis.NewClient(opt)
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := client.Ping(pctx).Err(); err != nil {
+		_ = client.Close()
+		return nil, fmt.Errorf("SOVA_REDIS_URL: the Redis server does not answer: %w", err)
+	}
 	prefix := "sova:" + strconv.Itoa(opt.DB) + ":"
 	lctx, stop := context.WithCancel(context.Background())
-	n := &RedisNotifier{hub: newHub(), client: redis.NewClient(opt), logger: logger,
+	n := &RedisNotifier{hub: newHub(), client: client, logger: logger,
 		events: prefix + "run-events", cancel: prefix + "run-cancel",
 		stop: stop, done: make(chan struct{}), ready: make(chan struct{})}
 	go func() {
