@@ -322,9 +322,9 @@ func TestCancelRepeatedUntilTheRunStops(t *testing.T) {
 			dsn := storetest.PostgresDSN(t)
 			m := streaming{n: 2000, gap: 5 * time.Millisecond}
 			deaf := &deafOnce{}
-			a := newNode(t, dsn, be, m, nodeOptions{lease: 1500 * time.Millisecond,
+			a := newNode(t, dsn, be, m, nodeOptions{lease: 3 * time.Second,
 				notifier: func(n run.Notifier) run.Notifier { deaf.Notifier = n; return deaf }})
-			b := newNode(t, dsn, be, m, nodeOptions{lease: 1500 * time.Millisecond})
+			b := newNode(t, dsn, be, m, nodeOptions{lease: 3 * time.Second})
 			ctx := sova.WithUser(context.Background(), ann)
 			p := ask(t, a, ctx)
 			out := make(chan *run.Outcome, 1)
@@ -346,19 +346,21 @@ func TestCancelRepeatedUntilTheRunStops(t *testing.T) {
 }
 
 // A run whose node stopped is cancelled by the node asked: at once when
-// its lease has passed, and after it passes when the node died just now
-// (its lease still runs, no node hears the notice). It ends cancelled, not
-// continued by another node.
+// its lease has passed (the nodes' own sweeps are far off), and when the
+// node died just now (its lease still runs, no node hears the notice)
+// once the lease passes, whether the node asked closes it or another node
+// continued it first and is asked again. It ends cancelled, and nothing
+// continues it afterwards.
 func TestCancelRunOfStoppedNode(t *testing.T) {
 	for _, be := range backends {
 		for _, tc := range []struct {
-			name      string
-			leaseLeft time.Duration
-		}{{"lease passed", -time.Second}, {"lease still held", 2 * time.Second}} {
+			name             string
+			leaseLeft, lease time.Duration
+		}{{"lease passed", -time.Second, time.Minute}, {"lease still held", 2 * time.Second, 3 * time.Second}} {
 			t.Run(be.name+"/"+tc.name, func(t *testing.T) {
 				dsn := storetest.PostgresDSN(t)
 				m := durableStreaming{streaming{n: 2000, gap: 5 * time.Millisecond}}
-				o := nodeOptions{lease: 900 * time.Millisecond}
+				o := nodeOptions{lease: tc.lease}
 				b, c := newNode(t, dsn, be, m, o), newNode(t, dsn, be, m, o)
 				ctx := sova.WithUser(context.Background(), ann)
 				// The run of a node that died: running, its events stored, its
