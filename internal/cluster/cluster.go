@@ -14,7 +14,14 @@ package cluster
 import (
 	"strings"
 	"sync"
+	"time"
 )
+
+// quietTime is how long a node's subscribed connection may stay silent
+// before it is pinged; a ping unanswered for as long again ends the
+// connection, so one that died without a word (a half-open TCP
+// connection) is replaced within twice this.
+const quietTime = 5 * time.Second
 
 // hub is the node's side of the notices: the followers subscribed to each
 // run, and the function that stops a run executing here.

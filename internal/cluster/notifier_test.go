@@ -5,8 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"net"
+	neturl "net/url"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -153,6 +157,160 @@ func TestNoticesAndReconnection(t *testing.T) {
 			}
 			if !token(y, 5*time.Second) {
 				t.Fatal("no notice after the reconnection")
+			}
+		})
+	}
+}
+
+// stallingProxy forwards TCP connections to addr until stall, after which
+// the connections open then swallow what they carry and answer nothing,
+// as a peer that vanished without closing would; later connections are
+// forwarded again.
+type stallingProxy struct {
+	ln      net.Listener
+	addr    string
+	mu      sync.Mutex
+	stalled []*atomic.Bool
+	wg      sync.WaitGroup
+}
+
+func newStallingProxy(t *testing.T, addr string) *stallingProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &stallingProxy{ln: ln, addr: addr}
+	var conns []net.Conn
+	var connsMu sync.Mutex
+	t.Cleanup(func() {
+		_ = ln.Close()
+		connsMu.Lock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+		connsMu.Unlock()
+		p.wg.Wait()
+	})
+	p.wg.Go(func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", addr)
+			if err != nil {
+				_ = in.Close()
+				continue
+			}
+			connsMu.Lock()
+			conns = append(conns, in, out)
+			connsMu.Unlock()
+			stalled := &atomic.Bool{}
+			p.mu.Lock()
+			p.stalled = append(p.stalled, stalled)
+			p.mu.Unlock()
+			pipe := func(dst, src net.Conn) {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := src.Read(buf)
+					if err != nil {
+						_ = dst.Close()
+						return
+					}
+					if !stalled.Load() {
+						if _, err := dst.Write(buf[:n]); err != nil {
+							return
+						}
+					}
+				}
+			}
+			p.wg.Go(func() { pipe(out, in) })
+			p.wg.Go(func() { pipe(in, out) })
+		}
+	})
+	return p
+}
+
+// stall stops the connections open now from carrying anything.
+func (p *stallingProxy) stall() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.stalled {
+		s.Store(true)
+	}
+}
+
+// A subscribed connection that goes silent without closing (a half-open
+// TCP connection) is pinged, replaced when the ping goes unanswered, and
+// every follower is woken; notices then flow again.
+func TestConnectionThatGoesSilent(t *testing.T) {
+	const quiet = 200 * time.Millisecond
+	discard := slog.New(slog.DiscardHandler)
+	for _, tc := range []struct {
+		name string
+		// open returns the server's URL, and a notifier on url that pings
+		// after quiet (or after the default when quiet is 0).
+		url  func(t *testing.T) string
+		open func(ctx context.Context, url string, quiet time.Duration) (notifier, error)
+	}{
+		{"postgres", func(t *testing.T) string { return storetest.PostgresDSN(t) }, func(ctx context.Context, url string, quiet time.Duration) (notifier, error) {
+			if quiet == 0 {
+				return cluster.NewPGNotifier(ctx, url, discard)
+			}
+			return cluster.NewPGNotifierQuiet(ctx, url, discard, quiet)
+		}},
+		{"redis", func(t *testing.T) string {
+			url := os.Getenv(redisURLEnv)
+			if url == "" {
+				t.Skipf("Redis tests skipped: set %s (e.g. redis://127.0.0.1:6379/0)", redisURLEnv)
+			}
+			return url
+		}, func(ctx context.Context, url string, quiet time.Duration) (notifier, error) {
+			if quiet == 0 {
+				return cluster.NewRedisNotifier(ctx, url, discard)
+			}
+			return cluster.NewRedisNotifierQuiet(ctx, url, discard, quiet)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := tc.url(t)
+			u, err := neturl.Parse(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxy := newStallingProxy(t, u.Host)
+			u.Host = proxy.ln.Addr().String()
+			n, err := tc.open(t.Context(), u.String(), quiet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer n.Close()
+			direct, err := tc.open(t.Context(), url, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer direct.Close()
+			id := "run-" + uniqueName()
+			ch, stop := n.Subscribe(id)
+			defer stop()
+
+			// Quiet for longer than the ping interval: pings are answered,
+			// and the connection stays.
+			time.Sleep(5 * quiet)
+			if token(ch, 0) {
+				t.Fatal("followers woken while the connection was healthy")
+			}
+			proxy.stall()
+			began := time.Now()
+			if !token(ch, 5*time.Second) {
+				t.Fatal("followers not woken after the subscribed connection went silent")
+			}
+			t.Logf("replaced %s after the connection went silent", time.Since(began).Round(10*time.Millisecond))
+			if err := direct.Publish(context.Background(), []string{id}); err != nil {
+				t.Fatal(err)
+			}
+			if !token(ch, 5*time.Second) {
+				t.Fatal("no notice on the new connection")
 			}
 		})
 	}

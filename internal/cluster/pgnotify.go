@@ -23,6 +23,7 @@ type PGNotifier struct {
 	*hub
 	pool   *pgxpool.Pool
 	logger *slog.Logger
+	quiet  time.Duration // quietTime
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -33,6 +34,12 @@ type PGNotifier struct {
 // NewPGNotifier connects to the database at databaseURL and starts
 // listening; Close stops it.
 func NewPGNotifier(ctx context.Context, databaseURL string, logger *slog.Logger) (*PGNotifier, error) {
+	return newPGNotifier(ctx, databaseURL, logger, quietTime)
+}
+
+// newPGNotifier is NewPGNotifier with the listening connection's quiet
+// time before a ping.
+func newPGNotifier(ctx context.Context, databaseURL string, logger *slog.Logger, quiet time.Duration) (*PGNotifier, error) {
 	cfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
@@ -46,7 +53,7 @@ func NewPGNotifier(ctx context.Context, databaseURL string, logger *slog.Logger)
 		logger = slog.New(slog.DiscardHandler)
 	}
 	lctx, cancel := context.WithCancel(context.Background())
-	n := &PGNotifier{hub: newHub(), pool: pool, logger: logger,
+	n := &PGNotifier{hub: newHub(), pool: pool, logger: logger, quiet: quiet,
 		cancel: cancel, done: make(chan struct{}), ready: make(chan struct{})}
 	go n.listen(lctx)
 	if err := awaitReady(ctx, n.ready); err != nil {
@@ -153,11 +160,25 @@ func (n *PGNotifier) listenOnce(ctx context.Context) error {
 		close(n.ready)
 	}
 	for {
-		note, err := pc.WaitForNotification(ctx)
-		if err != nil {
+		wctx, cancel := context.WithTimeout(ctx, n.quiet)
+		note, err := pc.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case err == nil:
+			n.dispatch(note)
+		case ctx.Err() == nil && pgconn.Timeout(err):
+			// Quiet for a while: is the connection still there? (A
+			// timeout leaves it usable; notices that arrive during the
+			// query are kept for the next wait.)
+			pctx, cancel := context.WithTimeout(ctx, n.quiet)
+			_, err := pc.Exec(pctx, "SELECT 1")
+			cancel()
+			if err != nil {
+				return fmt.Errorf("the listening connection does not answer: %w", err)
+			}
+		default:
 			return err
 		}
-		n.dispatch(note)
 	}
 }
 

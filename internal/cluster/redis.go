@@ -14,12 +14,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// redisQuiet is how long the subscribed connection may stay silent before
-// it is pinged; a ping unanswered for as long again ends the connection,
-// so one that died without a word (a half-open TCP connection) is
-// replaced within twice this.
-const redisQuiet = 5 * time.Second
-
 // RedisNotifier carries the notices through Redis pub/sub. One connection
 // is subscribed for the node; notices are published on the client's pool.
 // Redis pub/sub channels are not scoped by database number, so the
@@ -29,7 +23,8 @@ type RedisNotifier struct {
 	*hub
 	client         *redis.Client
 	logger         *slog.Logger
-	events, cancel string // channel names
+	events, cancel string        // channel names
+	quiet          time.Duration // quietTime
 
 	stop  context.CancelFunc
 	done  chan struct{}
@@ -40,6 +35,12 @@ type RedisNotifier struct {
 // NewRedisNotifier connects to the Redis server at rawURL (redis:// or
 // rediss://) and subscribes; Close stops it.
 func NewRedisNotifier(ctx context.Context, rawURL string, logger *slog.Logger) (*RedisNotifier, error) {
+	return newRedisNotifier(ctx, rawURL, logger, quietTime)
+}
+
+// newRedisNotifier is NewRedisNotifier with the subscribed connection's
+// quiet time before a ping.
+func newRedisNotifier(ctx context.Context, rawURL string, logger *slog.Logger, quiet time.Duration) (*RedisNotifier, error) {
 	opt, err := redis.ParseURL(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("SOVA_REDIS_URL: %w", err)
@@ -57,7 +58,7 @@ func NewRedisNotifier(ctx context.Context, rawURL string, logger *slog.Logger) (
 	prefix := "sova:" + strconv.Itoa(opt.DB) + ":"
 	lctx, stop := context.WithCancel(context.Background())
 	n := &RedisNotifier{hub: newHub(), client: client, logger: logger,
-		events: prefix + "run-events", cancel: prefix + "run-cancel",
+		events: prefix + "run-events", cancel: prefix + "run-cancel", quiet: quiet,
 		stop: stop, done: make(chan struct{}), ready: make(chan struct{})}
 	go func() {
 		defer close(n.done)
@@ -115,7 +116,7 @@ func (n *RedisNotifier) subscribeOnce(ctx context.Context) error {
 	confirmed := 0
 	pinged := false
 	for {
-		msg, err := ps.ReceiveTimeout(ctx, redisQuiet)
+		msg, err := ps.ReceiveTimeout(ctx, n.quiet)
 		if err != nil {
 			var ne net.Error
 			if !errors.As(err, &ne) || !ne.Timeout() || pinged {
