@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova/internal/auth"
-	"github.com/sova-ai/sova/internal/cluster"
 	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/connectors"
 	"github.com/sova-ai/sova/internal/fetch"
@@ -78,9 +77,9 @@ type App struct {
 	// GET /metrics; nil with SOVA_METRICS=false.
 	Metrics *metrics.Metrics
 
-	agentSweeper *sgr.Sweeper        // evicts old finished agents (SOVA_SGR_AGENT_TTL)
-	eventSweeper *EventSweeper       // compacts and expires finished runs' event logs (eventsweeper.go)
-	notifier     *cluster.PGNotifier // nil on SQLite
+	agentSweeper *sgr.Sweeper    // evicts old finished agents (SOVA_SGR_AGENT_TTL)
+	eventSweeper *EventSweeper   // compacts and expires finished runs' event logs (eventsweeper.go)
+	notifier     clusterNotifier // nil on SQLite
 }
 
 // New assembles Sova. Close releases what it opened.
@@ -231,15 +230,16 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 		titler = run.ModelTitler{Model: fast}
 	}
 	// On PostgreSQL, nodes sharing the database tell each other of new run
-	// events (LISTEN/NOTIFY), so a client on any node follows any run live.
-	var notifier *cluster.PGNotifier
+	// events and of cancels (cluster.go), so a client on any node follows
+	// and stops any run.
+	notifier, err := newNotifier(ctx, cfg, logger)
+	if err != nil {
+		_ = docSpaces.Close()
+		_ = st.Close()
+		return nil, err
+	}
 	var runNotifier run.Notifier
-	if cfg.DatabaseURL != "" {
-		if notifier, err = cluster.NewPGNotifier(ctx, cfg.DatabaseURL, logger); err != nil {
-			_ = docSpaces.Close()
-			_ = st.Close()
-			return nil, err
-		}
+	if notifier != nil {
 		runNotifier = notifier
 	}
 	var followUps run.FollowUpper
@@ -257,11 +257,12 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 	// Runs whose node stopped (this one before a restart, or another whose
 	// lease passed) are continued from their last checkpoint, or marked
 	// interrupted, before anything new starts, so none is left looking alive.
-	if n, err := svc.Recover(ctx); err != nil {
+	if n, rerr := svc.Recover(ctx); rerr != nil {
 		closeNotifier(notifier)
 		_ = docSpaces.Close()
 		_ = st.Close()
-		return nil, fmt.Errorf("recovering interrupted runs: %w", err)
+		err = fmt.Errorf("recovering interrupted runs: %w", rerr) // closes the shared connection (above)
+		return nil, err
 	} else if n > 0 {
 		logger.Warn("runs whose node stopped were taken over: continued from their checkpoints, or marked interrupted (restart those with POST /api/runs/{id}/restart)", "count", n)
 	}
@@ -270,7 +271,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 		Memory: mem, Connectors: Connectors(cfg, st, docSpaces, logger),
 		Images: &imageproxy.Proxy{Client: fetcher.Client(), MaxBytes: int64(cfg.ImageProxyMaxBytes), Timeout: cfg.ImageProxyTimeout},
 		Limits: limiter, shared: sh}
-	if err := a.wireAuth(); err != nil { // auth.go
+	if err = a.wireAuth(); err != nil { // auth.go
 		closeNotifier(notifier)
 		_ = docSpaces.Close()
 		_ = st.Close()
@@ -311,12 +312,6 @@ func (a *App) Close(ctx context.Context) error {
 	}
 	// Redis last: the runs that ended gave their places back there.
 	return errors.Join(err, mcpErr, a.Spaces.Close(), a.Store.Close(), a.shared.close())
-}
-
-func closeNotifier(n *cluster.PGNotifier) {
-	if n != nil {
-		n.Close()
-	}
 }
 
 // unavailable stands in for a search provider that is not configured.

@@ -1,7 +1,3 @@
-// Package cluster connects the Sova nodes that share one PostgreSQL
-// database: it tells the nodes following a run that the node executing it
-// has stored new events (LISTEN/NOTIFY), so a client on any node streams
-// any run live.
 package cluster
 
 import (
@@ -11,24 +7,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// channel is the NOTIFY channel; the payload is a run id.
-const channel = "sova_run_events"
+// The NOTIFY channels; the payload is a run id.
+const (
+	pgEvents = "sova_run_events"
+	pgCancel = "sova_run_cancel"
+)
 
-// PGNotifier publishes and receives "run has new events" notices through
-// PostgreSQL's LISTEN/NOTIFY. One connection listens for the node; each
-// follower subscribes to the runs it follows. A notice only says "read
-// the store": followers read events from the run's log, so a notice lost
-// while the listening connection is re-established costs latency, not
-// events (every subscriber is woken when it is back).
+// PGNotifier carries the notices through PostgreSQL's LISTEN/NOTIFY. One
+// connection listens for the node; notices are sent on the others.
 type PGNotifier struct {
+	*hub
 	pool   *pgxpool.Pool
 	logger *slog.Logger
-
-	mu   sync.Mutex
-	subs map[string]map[chan struct{}]struct{}
+	quiet  time.Duration // quietTime
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -39,6 +34,12 @@ type PGNotifier struct {
 // NewPGNotifier connects to the database at databaseURL and starts
 // listening; Close stops it.
 func NewPGNotifier(ctx context.Context, databaseURL string, logger *slog.Logger) (*PGNotifier, error) {
+	return newPGNotifier(ctx, databaseURL, logger, quietTime)
+}
+
+// newPGNotifier is NewPGNotifier with the listening connection's quiet
+// time before a ping.
+func newPGNotifier(ctx context.Context, databaseURL string, logger *slog.Logger, quiet time.Duration) (*PGNotifier, error) {
 	cfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
@@ -52,18 +53,27 @@ func NewPGNotifier(ctx context.Context, databaseURL string, logger *slog.Logger)
 		logger = slog.New(slog.DiscardHandler)
 	}
 	lctx, cancel := context.WithCancel(context.Background())
-	n := &PGNotifier{pool: pool, logger: logger, subs: map[string]map[chan struct{}]struct{}{},
+	n := &PGNotifier{hub: newHub(), pool: pool, logger: logger, quiet: quiet,
 		cancel: cancel, done: make(chan struct{}), ready: make(chan struct{})}
 	go n.listen(lctx)
+	if err := awaitReady(ctx, n.ready); err != nil {
+		n.Close()
+		return nil, fmt.Errorf("cluster: listening for PostgreSQL notices: %w", err)
+	}
+	return n, nil
+}
+
+// awaitReady waits for the first subscription of a notifier.
+func awaitReady(ctx context.Context, ready <-chan struct{}) error {
+	t := time.NewTimer(10 * time.Second)
+	defer t.Stop()
 	select {
-	case <-n.ready:
-		return n, nil
+	case <-ready:
+		return nil
 	case <-ctx.Done():
-		n.Close()
-		return nil, fmt.Errorf("cluster: listening for run events: %w", ctx.Err())
-	case <-time.After(10 * time.Second):
-		n.Close()
-		return nil, fmt.Errorf("cluster: listening for run events: no connection within 10s")
+		return ctx.Err()
+	case <-t.C:
+		return fmt.Errorf("no connection within 10s")
 	}
 }
 
@@ -76,79 +86,59 @@ func (n *PGNotifier) Close() {
 	})
 }
 
-// Publish tells every node that the runs have new events stored.
+// Publish tells every node that the runs have new events stored: one
+// statement, one notice per run.
 func (n *PGNotifier) Publish(ctx context.Context, runIDs []string) error {
 	if len(runIDs) == 0 {
 		return nil
 	}
-	_, err := n.pool.Exec(ctx, `SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id`, channel, runIDs)
+	_, err := n.pool.Exec(ctx, `SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id`, pgEvents, runIDs)
 	if err != nil {
 		return fmt.Errorf("cluster: notify: %w", err)
 	}
 	return nil
 }
 
-// Subscribe returns a channel that receives a token (coalesced) whenever
-// the run has new events, and a function that ends the subscription.
-func (n *PGNotifier) Subscribe(runID string) (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
-	n.mu.Lock()
-	if n.subs[runID] == nil {
-		n.subs[runID] = map[chan struct{}]struct{}{}
+// RequestCancel asks every node to stop the run; the one executing it
+// does.
+func (n *PGNotifier) RequestCancel(ctx context.Context, runID string) error {
+	if _, err := n.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, pgCancel, runID); err != nil {
+		return fmt.Errorf("cluster: notify cancel of run %s: %w", runID, err)
 	}
-	n.subs[runID][ch] = struct{}{}
-	n.mu.Unlock()
-	return ch, func() {
-		n.mu.Lock()
-		delete(n.subs[runID], ch)
-		if len(n.subs[runID]) == 0 {
-			delete(n.subs, runID)
-		}
-		n.mu.Unlock()
-	}
-}
-
-func (n *PGNotifier) wake(runID string) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	for ch := range n.subs[runID] {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
-}
-
-func (n *PGNotifier) wakeAll() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	for _, chans := range n.subs {
-		for ch := range chans {
-			select {
-			case ch <- struct{}{}:
-			default:
-			}
-		}
-	}
+	return nil
 }
 
 // listen holds one connection in LISTEN, re-establishing it when it
 // breaks.
 func (n *PGNotifier) listen(ctx context.Context) {
 	defer close(n.done)
-	pause := 100 * time.Millisecond
+	retry(ctx, n.logger, "PostgreSQL", n.listenOnce)
+}
+
+// retry runs session until ctx ends, pausing after each failure with a
+// growing backoff (100 ms to 5 s; back to 100 ms after a session that
+// lasted).
+func retry(ctx context.Context, logger *slog.Logger, what string, session func(context.Context) error) {
+	const first, most = 100 * time.Millisecond, 5 * time.Second
+	pause := first
 	for ctx.Err() == nil {
-		err := n.listenOnce(ctx)
+		began := time.Now()
+		err := session(ctx)
 		if ctx.Err() != nil {
 			return
 		}
-		n.logger.Warn("listening for run events failed; reconnecting", "err", err, "in", pause)
+		if time.Since(began) > most {
+			pause = first
+		}
+		logger.Warn("listening for other nodes' notices failed; reconnecting", "via", what, "err", err, "in", pause)
+		t := time.NewTimer(pause)
 		select {
-		case <-time.After(pause):
+		case <-t.C:
 		case <-ctx.Done():
+			t.Stop()
 			return
 		}
-		pause = min(2*pause, 5*time.Second)
+		pause = min(2*pause, most)
 	}
 }
 
@@ -160,7 +150,7 @@ func (n *PGNotifier) listenOnce(ctx context.Context) error {
 	// The connection is in LISTEN: it is not given back to the pool.
 	pc := conn.Hijack()
 	defer func() { _ = pc.Close(context.Background()) }()
-	if _, err := pc.Exec(ctx, "LISTEN "+channel); err != nil {
+	if _, err := pc.Exec(ctx, "LISTEN "+pgEvents+"; LISTEN "+pgCancel); err != nil {
 		return err
 	}
 	select {
@@ -170,10 +160,33 @@ func (n *PGNotifier) listenOnce(ctx context.Context) error {
 		close(n.ready)
 	}
 	for {
-		note, err := pc.WaitForNotification(ctx)
-		if err != nil {
+		wctx, cancel := context.WithTimeout(ctx, n.quiet)
+		note, err := pc.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case err == nil:
+			n.dispatch(note)
+		case ctx.Err() == nil && pgconn.Timeout(err):
+			// Quiet for a while: is the connection still there? (A
+			// timeout leaves it usable; notices that arrive during the
+			// query are kept for the next wait.)
+			pctx, cancel := context.WithTimeout(ctx, n.quiet)
+			_, err := pc.Exec(pctx, "SELECT 1")
+			cancel()
+			if err != nil {
+				return fmt.Errorf("the listening connection does not answer: %w", err)
+			}
+		default:
 			return err
 		}
+	}
+}
+
+func (n *PGNotifier) dispatch(note *pgconn.Notification) {
+	switch note.Channel {
+	case pgEvents:
 		n.wake(note.Payload)
+	case pgCancel:
+		n.cancelled(note.Payload)
 	}
 }

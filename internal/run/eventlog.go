@@ -349,7 +349,7 @@ func (w *eventWriter) flush() bool {
 		for _, t := range takes {
 			w.settle(t.l, t.n)
 		}
-		w.publish(takes)
+		w.publish(idsOf(takes))
 		return true
 	}
 	if w.ctx.Err() != nil {
@@ -368,7 +368,7 @@ func (w *eventWriter) flush() bool {
 		switch {
 		case err == nil:
 			w.settle(t.l, t.n)
-			w.publish([]take{t})
+			w.publish([]string{t.l.runID})
 		case errors.Is(err, sova.ErrNotFound):
 			// The run is gone (its chat was deleted): nothing will read
 			// its events.
@@ -389,22 +389,26 @@ func (w *eventWriter) flush() bool {
 	return ok
 }
 
-// publish tells followers on other nodes that the runs of takes have new
-// events stored. A notice that fails costs them latency, not events: they
-// read the log, and poll it as well.
-func (w *eventWriter) publish(takes []take) {
+// publish tells followers on other nodes that the runs have new events
+// stored. A notice that fails costs them latency, not events: they read
+// the log, and poll it as well.
+func (w *eventWriter) publish(ids []string) {
 	if w.notifier == nil {
 		return
-	}
-	ids := make([]string, len(takes))
-	for i, t := range takes {
-		ids[i] = t.l.runID
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, writeTimeout)
 	defer cancel()
 	if err := w.notifier.Publish(ctx, ids); err != nil {
 		w.logger.Warn("telling other nodes of new run events failed", "runs", len(ids), "err", err)
 	}
+}
+
+func idsOf(takes []take) []string {
+	ids := make([]string, len(takes))
+	for i, t := range takes {
+		ids[i] = t.l.runID
+	}
+	return ids
 }
 
 func logsOf(takes []take) []*eventLog {

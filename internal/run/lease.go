@@ -213,24 +213,34 @@ func (s *Service) takeOver(ctx context.Context, r *sova.Run) error {
 // interrupt closes a run that lost its node and cannot continue.
 func (s *Service) interrupt(ctx context.Context, r *sova.Run) error {
 	msg := "the server stopped while this ran; restart it with POST /api/runs/" + r.ID + "/restart"
-	evs := []event.Event{
+	err := s.closeLost(ctx, r, sova.RunInterrupted, msg, []event.Event{
 		{Type: event.TypeError, Error: &event.Error{Message: msg, Code: "interrupted"}},
 		{Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishCancelled}},
+	})
+	if err == nil {
+		s.opt.Logger.Warn("run interrupted by a restart", "run", r.ID, "mode", r.Mode, "chat", r.ChatID)
 	}
+	return err
+}
+
+// closeLost ends a run that this node claimed from a node that stopped:
+// evs close its log, and the run is stored in state with msg (its chat
+// gets an answer saying so).
+func (s *Service) closeLost(ctx context.Context, r *sova.Run, state, msg string, evs []event.Event) error {
 	// The run's row may lag behind its log (events are stored by the
 	// run's writer, the row's LastSeq at the end), so on a collision the
 	// closing events are numbered again after what the log holds: a
-	// replay must end with the error and the finish, not just stop.
+	// replay must end with the closing events, not just stop.
 	if err := s.appendClosing(ctx, r, evs); err != nil {
 		if stored, err2 := s.opt.Store.RunEvents(ctx, r.ID, r.LastSeq); err2 == nil && len(stored) > 0 {
 			r.LastSeq = stored[len(stored)-1].Seq
 			if err := s.appendClosing(ctx, r, evs); err != nil {
-				s.opt.Logger.Warn("closing the log of an interrupted run failed", "run", r.ID, "error", err)
+				s.opt.Logger.Warn("closing the log of a run whose node stopped failed", "run", r.ID, "error", err)
 			}
 		}
 	}
 	_ = s.opt.Store.DeleteRunFiles(ctx, r.ID)
-	r.State, r.Error = sova.RunInterrupted, msg
+	r.State, r.Error = state, msg
 	var in runInput
 	_ = json.Unmarshal(r.Input, &in)
 	if in.Persist && r.ChatID != "" {
@@ -240,9 +250,9 @@ func (s *Service) interrupt(ctx context.Context, r *sova.Run) error {
 		}
 	}
 	if err := s.opt.Store.UpdateRun(ctx, r); err != nil {
-		return fmt.Errorf("marking run %s interrupted: %w", r.ID, err)
+		return fmt.Errorf("marking run %s %s: %w", r.ID, state, err)
 	}
-	s.opt.Logger.Warn("run interrupted by a restart", "run", r.ID, "mode", r.Mode, "chat", r.ChatID)
+	s.writer.publish([]string{r.ID}) // followers on other nodes read the closing events now
 	return nil
 }
 

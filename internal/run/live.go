@@ -238,7 +238,8 @@ func (s *Service) followStored(ctx context.Context, userID, runID string, after 
 }
 
 // Cancel stops one of the user's runs. A run waiting for the person is
-// closed as cancelled.
+// closed as cancelled; a run executing on another node is stopped there
+// (cancel.go).
 func (s *Service) Cancel(ctx context.Context, runID string) error {
 	userID, err := contextUser(ctx)
 	if err != nil {
@@ -254,6 +255,9 @@ func (s *Service) Cancel(ctx context.Context, runID string) error {
 	r, err := s.opt.Store.GetRun(ctx, userID, runID)
 	if err != nil {
 		return err
+	}
+	if r.State == sova.RunRunning && s.opt.Notifier != nil {
+		return s.cancelElsewhere(ctx, r) // cancel.go
 	}
 	if r.State != sova.RunWaiting {
 		return fmt.Errorf("%w: it is %s", ErrNotRunning, r.State)
@@ -343,8 +347,9 @@ func (s *Service) restarted(r, again *sova.Run) *Prepared {
 const deleteWait = 15 * time.Second
 
 // DeleteChat deletes one of the user's chats after stopping its runs: a
-// running run is cancelled (it stops calling the model) and its end is
-// awaited, so that nothing it writes at its end meets a deleted chat.
+// running run is cancelled (it stops calling the model), here or on the
+// node executing it, and its end is awaited, so that nothing it writes at
+// its end meets a deleted chat.
 func (s *Service) DeleteChat(ctx context.Context, chatID string) error {
 	userID, err := contextUser(ctx)
 	if err != nil {
@@ -371,6 +376,9 @@ func (s *Service) DeleteChat(ctx context.Context, chatID string) error {
 			s.opt.Logger.Warn("a run of a deleted chat did not stop in time; deleting the chat anyway", "chat", chatID, "err", err)
 			break
 		}
+	}
+	if err := s.stopElsewhere(waitCtx, userID, chatID); err != nil { // cancel.go
+		s.opt.Logger.Warn("a run of a deleted chat on another node did not stop in time; deleting the chat anyway", "chat", chatID, "err", err)
 	}
 	return s.opt.Store.DeleteChat(ctx, userID, chatID)
 }

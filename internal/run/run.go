@@ -139,12 +139,21 @@ type Options struct {
 // DefaultLease is how long a run stays with a node that stops renewing it.
 const DefaultLease = 15 * time.Second
 
-// Notifier carries "this run has new events stored" between nodes.
+// Notifier carries notices between the nodes sharing the store
+// (internal/cluster): which runs have new events stored, and which runs a
+// person asked to stop. Notices may be lost; the service reads the store
+// and repeats cancels, so a lost one costs time only.
 type Notifier interface {
 	Publish(ctx context.Context, runIDs []string) error
 	// Subscribe returns a channel that gets a token when the run has new
 	// events, and the function that ends the subscription.
 	Subscribe(runID string) (<-chan struct{}, func())
+	// RequestCancel asks every node to stop the run; the one executing it
+	// does.
+	RequestCancel(ctx context.Context, runID string) error
+	// OnCancel sets the function called with the id of each run a node
+	// asked to stop (nil: none); it must not block.
+	OnCancel(fn func(runID string))
 }
 
 // UsageRecorder adds to a user's counters of a day (sova.AccountStore).
@@ -171,6 +180,9 @@ type Service struct {
 
 	mu   sync.Mutex
 	live map[string]*liveRun
+	// cancelling holds the runs executing on other nodes whose cancel
+	// this node repeats until they end (cancel.go).
+	cancelling map[string]bool
 
 	leases leaseState // renewal and take-over (lease.go)
 }
@@ -190,8 +202,11 @@ func NewService(opt Options) *Service {
 		opt.Lease = DefaultLease
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	s := &Service{opt: opt, bgCtx: ctx, cancel: cancel, live: map[string]*liveRun{},
+	s := &Service{opt: opt, bgCtx: ctx, cancel: cancel, live: map[string]*liveRun{}, cancelling: map[string]bool{},
 		writer: newEventWriter(opt.Store, opt.Notifier, opt.Logger)}
+	if opt.Notifier != nil {
+		opt.Notifier.OnCancel(s.cancelRequested) // cancel.go
+	}
 	if err := opt.Metrics.Gauge("sova_run_events_waiting", "Run events emitted on this node and not yet stored (the event writer's backlog).",
 		func() float64 { return float64(s.writer.waiting.Load()) }); err != nil {
 		opt.Logger.Warn("run event metric not registered", "err", err)
@@ -206,6 +221,9 @@ func (s *Service) NodeID() string { return s.opt.NodeID }
 // Close interrupts detached runs and waits for them and for chat titles,
 // at most until ctx ends.
 func (s *Service) Close(ctx context.Context) error {
+	if s.opt.Notifier != nil {
+		s.opt.Notifier.OnCancel(nil)
+	}
 	s.cancel(errShutdown)
 	done := make(chan struct{})
 	go func() { s.bg.Wait(); close(done) }()
