@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/sova-ai/sova/internal/config"
@@ -30,6 +31,25 @@ func openShared(ctx context.Context, cfg *config.Config, logger *slog.Logger) (s
 		return shared{}, err
 	}
 	return shared{redis: rc, cluster: redislimit.New(rc.Client, redislimit.Options{Logger: logger})}, nil
+}
+
+// Redis is the shared Redis for health checks; nil without one.
+func (a *App) Redis() interface {
+	Ping(ctx context.Context) error
+} {
+	if a.shared.redis == nil {
+		return nil
+	}
+	return redisPing{a.shared.redis}
+}
+
+type redisPing struct{ c *limits.RedisCounter }
+
+func (p redisPing) Ping(ctx context.Context) error {
+	if err := p.c.Client.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redis: %w", err)
+	}
+	return nil
 }
 
 // coordinator is what holds the search providers' limits across nodes;

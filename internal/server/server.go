@@ -39,6 +39,11 @@ type Options struct {
 		GetDocument(ctx context.Context, userID, spaceID, docID string) (*sova.Document, error)
 		Ping(ctx context.Context) error
 	}
+	// Redis is the Redis the nodes share (SOVA_REDIS_URL); nil when there
+	// is none. /readyz reports it.
+	Redis interface {
+		Ping(ctx context.Context) error
+	}
 	// Auth tells whom each request is for (user.go); nil refuses every
 	// request that needs a user.
 	Auth auth.Authenticator
@@ -274,7 +279,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 }
 
 // ready answers whether this node should get traffic and run work: the
-// store answers and the node takes part in running runs (it renews its
+// store (and Redis, when shared) answers and the node takes part in running runs (it renews its
 // run leases and is not stopping). A load balancer stops sending requests
 // to a node that is not ready, e.g. while it drains on SIGTERM.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
@@ -285,6 +290,12 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.opt.Service.Ready(); err != nil {
 		checks["runs"], ok = err.Error(), false
+	}
+	if s.opt.Redis != nil {
+		checks["redis"] = "ok"
+		if err := s.opt.Redis.Ping(r.Context()); err != nil {
+			checks["redis"], ok = err.Error(), false
+		}
 	}
 	status, code := "ok", http.StatusOK
 	if !ok {
