@@ -323,3 +323,47 @@ func TestDrainHandsBackBeforeOtherRunsEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A node can stop before any event of its run was stored (the writer
+// stores them in batches). The node continuing such a run begins its log
+// with the start, so a client replaying it sees one start, as always.
+func TestContinuedRunWithNothingStoredStarts(t *testing.T) {
+	st := sharedStore(t)
+	ctx := userCtx()
+	m := durable{scripted{run: func(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
+		return &mode.Result{Text: "finished", FinishReason: "stop"}, nil
+	}}}
+	a := node(t, st, m, "node-a", time.Hour, true)
+	p, err := a.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// node-a stops here, its run prepared and running, nothing stored.
+	if stored, _ := st.RunEvents(ctx, p.RunID, 0); len(stored) != 0 {
+		t.Fatalf("%d events stored before the run started", len(stored))
+	}
+	b := node(t, st, m, "node-a2", time.Hour, true)
+	if n, err := b.Recover(ctx); err != nil || n != 1 {
+		t.Fatalf("recover: %d %v", n, err)
+	}
+	waitRunState(t, st, p.RunID, sova.RunCompleted)
+	var types []event.Type
+	if err := b.Follow(ctx, p.RunID, 0, func(e event.Event) error {
+		if e.Seq != int64(len(types)+1) {
+			t.Errorf("event %d numbered %d", len(types)+1, e.Seq)
+		}
+		types = append(types, e.Type)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	starts := 0
+	for _, ty := range types {
+		if ty == event.TypeStart {
+			starts++
+		}
+	}
+	if len(types) < 3 || types[0] != event.TypeStart || starts != 1 || types[len(types)-1] != event.TypeFinish {
+		t.Errorf("events %v: want the start first, once, and a finish at the end", types)
+	}
+}

@@ -602,16 +602,22 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	})
 	modeOut := event.Sink(out)
 	var filter *textFilter
+	start := event.Event{Type: event.TypeStart, Start: &event.Start{
+		RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, Mode: p.mode.ID(),
+	}}
 	if p.continued {
+		if p.run.LastSeq == 0 {
+			// Its node stopped before any of its events were stored (they
+			// are written in batches): for every follower the run begins here.
+			out.Emit(start)
+		}
 		mode.Status(out, "continue", "Continuing the run from its last checkpoint", "its node stopped; node "+s.opt.NodeID+" took it over")
 		if p.shown != "" {
 			filter = &textFilter{next: out, shown: p.shown, runID: p.RunID}
 			modeOut = filter
 		}
 	} else {
-		out.Emit(event.Event{Type: event.TypeStart, Start: &event.Start{
-			RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, Mode: p.mode.ID(),
-		}})
+		out.Emit(start)
 	}
 
 	meter := &llm.Meter{}
