@@ -490,6 +490,12 @@ func (s *Sandbox) limitHit(r *Result, st *status) string {
 				return m.limit
 			}
 		}
+		// Processes that all fail to fork at once write their tracebacks
+		// over one another, so the last one may not end with its reason.
+		if strings.Count(r.Stderr, "Traceback (most recent call last)") > 1 &&
+			(strings.Contains(r.Stderr, "[Errno 11] Resource temporarily unavailable") || strings.Contains(r.Stderr, "can't start new thread")) {
+			return LimitProcesses
+		}
 	}
 	if r.StdoutTruncated || r.StderrTruncated {
 		return LimitOutput
