@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
+	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,6 +12,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/app"
+	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/connectors"
 	"github.com/sova-ai/sova/internal/spaces"
 	"github.com/sova-ai/sova/internal/store"
@@ -20,27 +21,9 @@ import (
 // withConnectors opens the store, the spaces and the connectors' service
 // (not its periodic sync, which is the server's).
 func withConnectors(cmd *cobra.Command, fn func(*spaces.Service, *connectors.Service) error) error {
-	ctx := cmd.Context()
-	cfg, err := loadConfig()
-	if err != nil {
-		return err
-	}
-	logger := newLogger(os.Stderr, "warn")
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	embed, err := app.EmbeddingClient(cfg, logger)
-	if err != nil {
-		return err
-	}
-	sp, err := app.OpenSpaces(cfg, st, embed, logger)
-	if err != nil {
-		return err
-	}
-	defer sp.Close()
-	return fn(sp, app.Connectors(cfg, st, sp, logger))
+	return withSpacesStore(cmd.Context(), func(cfg *config.Config, st *store.DB, sp *spaces.Service, logger *slog.Logger) error {
+		return fn(sp, app.Connectors(cfg, st, sp, logger))
+	})
 }
 
 func spacesConnect() *cobra.Command {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sova-ai/sova/internal/app"
+	"github.com/sova-ai/sova/internal/config"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/spaces"
 	"github.com/sova-ai/sova/internal/store"
@@ -54,6 +56,14 @@ SOVA_SPACES_IDLE_CLOSE idle), add files through its API instead.`,
 // withSpaces opens the store and the document spaces only: managing
 // spaces needs no chat model or web search.
 func withSpaces(ctx context.Context, fn func(*spaces.Service) error) error {
+	return withSpacesStore(ctx, func(_ *config.Config, _ *store.DB, svc *spaces.Service, _ *slog.Logger) error {
+		return fn(svc)
+	})
+}
+
+// withSpacesStore opens the store and the spaces over it for fn, and
+// closes both after.
+func withSpacesStore(ctx context.Context, fn func(*config.Config, *store.DB, *spaces.Service, *slog.Logger) error) error {
 	cfg, err := loadConfig()
 	if err != nil {
 		return err
@@ -73,7 +83,7 @@ func withSpaces(ctx context.Context, fn func(*spaces.Service) error) error {
 		return err
 	}
 	defer svc.Close()
-	return fn(svc)
+	return fn(cfg, st, svc, logger)
 }
 
 func spacesCreate() *cobra.Command {
