@@ -75,19 +75,33 @@ func clip(s string) string {
 }
 
 // leftovers counts processes still running the sandbox's code runner.
+// leftovers counts the sandboxed processes still alive. Other packages'
+// tests run cells of their own at the same time (go test runs packages in
+// parallel), so it waits up to 3 s for the count to reach zero: a cell
+// that outlived its end (these tests' cells sleep for a minute) is still
+// there then, another test's short cell is not.
 func leftovers(t *testing.T) int {
 	t.Helper()
-	n := 0
-	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, d := range dirs {
-		b, _ := os.ReadFile(d)
-		if bytes.Contains(b, []byte("/sova/sova.py\x00run")) {
-			st, _ := os.ReadFile(filepath.Join(filepath.Dir(d), "status"))
-			t.Logf("left: %s %s", d, strings.Join(strings.Fields(string(st))[:20], " "))
-			n++
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		var left []string
+		dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, d := range dirs {
+			b, _ := os.ReadFile(d)
+			if bytes.Contains(b, []byte("/sova/sova.py\x00run")) {
+				st, _ := os.ReadFile(filepath.Join(filepath.Dir(d), "status"))
+				f := strings.Fields(string(st))
+				left = append(left, d+" "+strings.Join(f[:min(20, len(f))], " "))
+			}
 		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			for _, l := range left {
+				t.Logf("left: %s", l)
+			}
+			return len(left)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
-	return n
 }
 
 func TestPrint(t *testing.T) {
