@@ -34,16 +34,16 @@ import (
 type Config struct {
 	ID          string // "search" or "deep_search"
 	Description string
-	Queries     int    // SOVA_DEEP_SEARCH_QUERIES (3)
-	Iterations  int    // SOVA_SPEED_MAX_ITERATIONS (2) / SOVA_BALANCED_MAX_ITERATIONS (6)
-	MaxResults  int    // SOVA_DEEP_SEARCH_MAX_RESULTS (8)
-	RerankTopK  int    // SOVA_DEEP_SEARCH_RERANK_TOP_K (6) / SOVA_BALANCED_RERANK_TOP_K (12)
-	ScrapeTopN  int    // SOVA_DEEP_SEARCH_SCRAPE_TOP_N (4) / SOVA_BALANCED_SCRAPE_TOP_N (8)
-	Concurrency int    // SOVA_SEARCH_CONCURRENCY: parallel queries and page reads
+	Queries     int // SOVA_DEEP_SEARCH_QUERIES (3)
+	Iterations  int // SOVA_SPEED_MAX_ITERATIONS (2) / SOVA_BALANCED_MAX_ITERATIONS (6)
+	MaxResults  int // SOVA_DEEP_SEARCH_MAX_RESULTS (8)
+	RerankTopK  int // SOVA_DEEP_SEARCH_RERANK_TOP_K (6) / SOVA_BALANCED_RERANK_TOP_K (12)
+	ScrapeTopN  int // SOVA_DEEP_SEARCH_SCRAPE_TOP_N (4) / SOVA_BALANCED_SCRAPE_TOP_N (8)
+	Concurrency int // SOVA_SEARCH_CONCURRENCY: parallel queries and page reads
 	// ReadGrace (SOVA_READ_GRACE, 2s) is how long the run waits for the
 	// pages still loading once its first page is read: a slow page does
 	// not hold the answer; 0 waits for every page (up to SOVA_FETCH_TIMEOUT).
-	ReadGrace time.Duration
+	ReadGrace   time.Duration
 	AnswerWords string // "400-600" for search, "800-1200" for deep_search
 	BlockList   search.BlockList
 	// Reranker orders the results; nil means lexical BM25. With
