@@ -170,7 +170,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 			ID: id, Description: desc,
 			Queries: cfg.DeepSearchQueries, Iterations: iterations, MaxResults: cfg.DeepSearchMaxResults,
 			RerankTopK: cfg.RerankTopK, ScrapeTopN: cfg.ScrapeTopN, Concurrency: cfg.SearchConcurrency,
-			AnswerWords: words, BlockList: block, HistoryLimit: cfg.ChatHistoryLimit,
+			ReadGrace: cfg.ReadGrace, AnswerWords: words, BlockList: block, HistoryLimit: cfg.ChatHistoryLimit,
 			Temperature: cfg.ChatTemperature, MaxTokens: cfg.ChatMaxTokens, Reranker: retr.reranker,
 		}
 	}

@@ -85,9 +85,12 @@ type Config struct {
 	ScrapeTopN           int           `env:"SOVA_DEEP_SEARCH_SCRAPE_TOP_N" envDefault:"4"`
 
 	// Fetcher.
-	FetchAllowHosts   []string      `env:"SOVA_FETCH_ALLOW_HOSTS" envSeparator:","`
-	FetchMaxBytes     int64         `env:"SOVA_FETCH_MAX_BYTES" envDefault:"5242880"`
-	FetchTimeout      time.Duration `env:"SOVA_FETCH_TIMEOUT" envDefault:"20s"`
+	FetchAllowHosts []string      `env:"SOVA_FETCH_ALLOW_HOSTS" envSeparator:","`
+	FetchMaxBytes   int64         `env:"SOVA_FETCH_MAX_BYTES" envDefault:"5242880"`
+	FetchTimeout    time.Duration `env:"SOVA_FETCH_TIMEOUT" envDefault:"20s"`
+	// ReadGrace: once a run has read its first page, pages still loading
+	// this long after are given up (search, deep_search); 0 waits for all.
+	ReadGrace         time.Duration `env:"SOVA_READ_GRACE" envDefault:"2s"`
 	FetchMaxRedirects int           `env:"SOVA_FETCH_MAX_REDIRECTS" envDefault:"5"`
 	ContentMaxChars   int           `env:"SOVA_CONTENT_MAX_CHARS" envDefault:"3000"`
 	// The image proxy (GET /api/image): the largest image and the time
@@ -325,6 +328,9 @@ func (c *Config) validate() error {
 	errs = append(errs, c.validateParse()...)
 	errs = append(errs, c.validateGroups()...)
 	errs = append(errs, c.Accounts.validate()...)
+	if c.ReadGrace < 0 {
+		errs = append(errs, fmt.Errorf("SOVA_READ_GRACE must not be negative (0 waits for every page), got %s", c.ReadGrace))
+	}
 	if c.LLMMaxRetries < 0 || c.StructuredRetries < 0 {
 		errs = append(errs, errors.New("SOVA_LLM_MAX_RETRIES and SOVA_MAX_STRUCTURED_OUTPUT_RETRIES must not be negative"))
 	}

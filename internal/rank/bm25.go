@@ -5,6 +5,7 @@ package rank
 import (
 	"math"
 	"slices"
+	"unicode/utf8"
 )
 
 // BM25 parameters used by Rerank.
@@ -61,6 +62,7 @@ func BM25(query string, docs []Doc, k1, b float64) []Scored {
 	for i, t := range qterms {
 		termIdx[t] = i
 	}
+	heads := newTermHeads(qterms)
 
 	// words maps a lower-cased surface word to its query-term index or to
 	// wordStop / wordOther, so that each distinct word is stemmed once.
@@ -78,10 +80,16 @@ func BM25(query string, docs []Doc, k1, b float64) []Scored {
 			idx, ok := words[string(w)] // no allocation on lookup
 			if !ok {
 				idx = wordOther
-				if t, indexed := term(string(w)); !indexed {
+				if isStopword(string(w)) {
 					idx = wordStop
-				} else if ti, inQuery := termIdx[t]; inQuery {
-					idx = ti
+				} else if heads.may(w) {
+					// Only a word that begins as a query term does is
+					// stemmed: most words of a page are not.
+					if t, indexed := term(string(w)); !indexed {
+						idx = wordStop
+					} else if ti, inQuery := termIdx[t]; inQuery {
+						idx = ti
+					}
 				}
 				words[string(w)] = idx
 			}
@@ -158,4 +166,45 @@ func uniqueTerms(query string) []string {
 		}
 	}
 	return out
+}
+
+// termHeads holds how the query terms begin: their first two runes (the
+// whole term when shorter). The Snowball stemmers, Russian and English,
+// keep a word's first two runes, so a word can stem to a query term only
+// if it begins with one of these heads (TestStemKeepsHead checks that on
+// real text); BM25 stems no other word. Page words outnumber query terms
+// by thousands, and stemming was most of the CPU of choosing passages.
+type termHeads map[string]struct{}
+
+func newTermHeads(terms []string) termHeads {
+	h := make(termHeads, len(terms))
+	var buf [8]byte
+	for _, t := range terms {
+		h[string(head(buf[:0], []byte(t), 2))] = struct{}{}
+	}
+	return h
+}
+
+// may reports whether w (lower-cased) can stem to a query term.
+func (h termHeads) may(w []byte) bool {
+	var buf [8]byte
+	if _, ok := h[string(head(buf[:0], w, 2))]; ok { // no allocation on lookup
+		return true
+	}
+	_, ok := h[string(head(buf[:0], w, 1))] // a query term of one rune
+	return ok
+}
+
+// head appends to dst the first n runes of w (all of w when shorter),
+// with a second rune "y" read as "i": English stems "dying" to "die".
+func head(dst, w []byte, n int) []byte {
+	for i := 0; n > 0 && i < len(w); n-- {
+		r, size := utf8.DecodeRune(w[i:])
+		if i > 0 && r == 'y' {
+			r = 'i'
+		}
+		dst = utf8.AppendRune(dst, r)
+		i += size
+	}
+	return dst
 }

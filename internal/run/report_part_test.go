@@ -6,10 +6,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/mode"
 )
 
 // A run that ends with a report sends the report part live, just before
@@ -111,5 +113,72 @@ func TestParseFollowUps(t *testing.T) {
 	want := []string{"What did Hoover say?", "How did banks reopen?", "Why 1937?"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("parseFollowUps = %q, want %q", got, want)
+	}
+}
+
+// slowFollowUpper takes its time, like a model call, and notes what of
+// the answer it was given.
+type slowFollowUpper struct {
+	delay time.Duration
+	got   chan string
+}
+
+func (f slowFollowUpper) FollowUps(ctx context.Context, _, answer string) ([]string, error) {
+	f.got <- answer
+	select {
+	case <-time.After(f.delay):
+		return []string{"What next?"}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// The suggestions are asked for while a long answer still streams, so the
+// finish follows the answer's last token without a model call between.
+func TestFollowUpsDoNotHoldTheFinish(t *testing.T) {
+	const pieces, gap, delay = 10, 60 * time.Millisecond, 500 * time.Millisecond
+	piece := strings.Repeat("The economy recovered slowly. ", 4) // 120 bytes
+	var lastToken time.Time
+	m := scripted{run: func(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
+		var b strings.Builder
+		for range pieces {
+			time.Sleep(gap)
+			sink.Emit(event.Event{Type: event.TypeTextDelta, Text: piece})
+			b.WriteString(piece)
+		}
+		lastToken = time.Now()
+		return &mode.Result{Text: b.String(), FinishReason: "stop", Model: "m"}, nil
+	}}
+	svc, _ := newService(t, m, nil, 0)
+	f := slowFollowUpper{delay: delay, got: make(chan string, 2)}
+	svc.opt.FollowUps = f
+	ctx := userCtx()
+	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "Q"}}, Persist: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var finished time.Time
+	var rec eventtest.Recorder
+	sink := event.SinkFunc(func(e event.Event) {
+		if e.Type == event.TypeFinish {
+			finished = time.Now()
+		}
+		rec.Emit(e)
+	})
+	if o := svc.Execute(ctx, p, sink); o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	if wait := finished.Sub(lastToken); wait > delay/2 {
+		t.Errorf("the finish came %s after the answer's last token: the suggestions were asked for after it", wait)
+	}
+	if got := <-f.got; len(got) < followUpStart || len(got) >= pieces*len(piece) {
+		t.Errorf("suggestions asked for with %d bytes of the answer, want the first %d or more, before its end", len(got), followUpStart)
+	}
+	var had bool
+	for _, e := range rec.Events() {
+		had = had || (e.Type == event.TypeData && e.Data.Name == "followups")
+	}
+	if !had {
+		t.Error("no follow-ups part in the stream")
 	}
 }

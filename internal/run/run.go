@@ -589,12 +589,17 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	rec := &collector{}
 	rec.b.WriteString(p.shown)
 	var searches atomic.Int64
+	early := s.newEarlyFollowUps(ctx, p)
+	defer early.stop()
 	out := event.SinkFunc(func(e event.Event) {
 		if e.Time.IsZero() {
 			e.Time = s.opt.Now()
 		}
 		if e.Type == event.TypeQuery && e.Query != nil && e.Query.Status == event.QueryStarted {
 			searches.Add(1)
+		}
+		if e.Type == event.TypeTextDelta {
+			early.text(e.Text)
 		}
 		e = log.add(e)
 		rec.Emit(e)
@@ -703,7 +708,7 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	}
 	var followUps []string
 	if res.Pause == nil {
-		followUps = s.followUps(ctx, p, res.Text)
+		followUps = early.result(res.Text)
 	}
 	if len(followUps) > 0 {
 		out.Emit(event.Event{Type: event.TypeData, Data: dataOf("followups", "followups-"+p.RunID, map[string]any{"questions": followUps})})

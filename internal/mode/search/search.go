@@ -34,12 +34,16 @@ import (
 type Config struct {
 	ID          string // "search" or "deep_search"
 	Description string
-	Queries     int    // SOVA_DEEP_SEARCH_QUERIES (3)
-	Iterations  int    // SOVA_SPEED_MAX_ITERATIONS (2) / SOVA_BALANCED_MAX_ITERATIONS (6)
-	MaxResults  int    // SOVA_DEEP_SEARCH_MAX_RESULTS (8)
-	RerankTopK  int    // SOVA_DEEP_SEARCH_RERANK_TOP_K (6) / SOVA_BALANCED_RERANK_TOP_K (12)
-	ScrapeTopN  int    // SOVA_DEEP_SEARCH_SCRAPE_TOP_N (4) / SOVA_BALANCED_SCRAPE_TOP_N (8)
-	Concurrency int    // SOVA_SEARCH_CONCURRENCY: parallel queries and page reads
+	Queries     int // SOVA_DEEP_SEARCH_QUERIES (3)
+	Iterations  int // SOVA_SPEED_MAX_ITERATIONS (2) / SOVA_BALANCED_MAX_ITERATIONS (6)
+	MaxResults  int // SOVA_DEEP_SEARCH_MAX_RESULTS (8)
+	RerankTopK  int // SOVA_DEEP_SEARCH_RERANK_TOP_K (6) / SOVA_BALANCED_RERANK_TOP_K (12)
+	ScrapeTopN  int // SOVA_DEEP_SEARCH_SCRAPE_TOP_N (4) / SOVA_BALANCED_SCRAPE_TOP_N (8)
+	Concurrency int // SOVA_SEARCH_CONCURRENCY: parallel queries and page reads
+	// ReadGrace (SOVA_READ_GRACE, 2s) is how long the run waits for the
+	// pages still loading once its first page is read: a slow page does
+	// not hold the answer; 0 waits for every page (up to SOVA_FETCH_TIMEOUT).
+	ReadGrace   time.Duration
 	AnswerWords string // "400-600" for search, "800-1200" for deep_search
 	BlockList   search.BlockList
 	// Reranker orders the results; nil means lexical BM25. With
@@ -485,13 +489,35 @@ func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, foc
 		got      int
 		next     = 0
 		inFlight int
+		late     bool // the grace after the first page is over
 	)
+	// Fetches run under their own context: once the first page is read,
+	// pages still loading after ReadGrace are given up (late), so one slow
+	// site does not hold the answer for SOVA_FETCH_TIMEOUT. A summary
+	// under way is not cut: the page it summarises was read in time.
+	fetchCtx, stopFetches := context.WithCancel(ctx)
+	defer stopFetches()
+	var graceOnce sync.Once
+	startGrace := func() {
+		if s.cfg.ReadGrace <= 0 {
+			return
+		}
+		graceOnce.Do(func() {
+			t := time.AfterFunc(s.cfg.ReadGrace, func() {
+				mu.Lock()
+				late = true
+				mu.Unlock()
+				stopFetches()
+			})
+			context.AfterFunc(fetchCtx, func() { t.Stop() })
+		})
+	}
 	// take hands out the next candidate while fewer than want pages have
-	// been read or are being read.
+	// been read or are being read, and none once the grace is over.
 	take := func() (int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		if got+inFlight >= want || next >= len(candidates) {
+		if late || got+inFlight >= want || next >= len(candidates) {
 			return 0, false
 		}
 		i := next
@@ -499,6 +525,7 @@ func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, foc
 		inFlight++
 		return i, true
 	}
+	var skipped []string
 	g, gctx := errgroup.WithContext(ctx)
 	for w := 0; w < want; w++ {
 		g.Go(func() error {
@@ -507,15 +534,21 @@ func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, foc
 				if !ok {
 					return nil
 				}
-				p, step := s.readOne(gctx, sink, query, focus, language, candidates[i], fetchSlots, ahead)
+				p, step := s.readOne(gctx, fetchCtx, sink, query, focus, language, candidates[i], fetchSlots, ahead)
 				mu.Lock()
 				inFlight--
+				if p == nil && step.Error == errSlowPage.Error() {
+					skipped = append(skipped, candidates[i].URL)
+				}
 				steps.Pages = append(steps.Pages, step)
 				if p != nil {
 					pages[i] = p
 					got++
 				}
 				mu.Unlock()
+				if p != nil {
+					startGrace()
+				}
 				if gctx.Err() != nil {
 					return nil
 				}
@@ -523,6 +556,10 @@ func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, foc
 		})
 	}
 	_ = g.Wait()
+	if len(skipped) > 0 {
+		mode.Status(sink, "read", fmt.Sprintf("Answering without %d slow page(s)", len(skipped)),
+			fmt.Sprintf("still loading %s after the first page was read: %s", s.cfg.ReadGrace, strings.Join(skipped, ", ")))
+	}
 	var out []readPage
 	for _, p := range pages {
 		if p != nil {
@@ -532,16 +569,26 @@ func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, foc
 	return out
 }
 
-func (s *Mode) readOne(ctx context.Context, sink event.Sink, query string, focus []string, language lang.Language,
+// errSlowPage is a page given up because the others were read and it
+// was still loading after the grace (Config.ReadGrace).
+var errSlowPage = errors.New("skipped: still loading when the other pages had been read")
+
+// readOne reads and summarises one result: the page is fetched under
+// fetchCtx (given up when the run stops waiting for slow pages), the
+// summary under ctx.
+func (s *Mode) readOne(ctx, fetchCtx context.Context, sink event.Sink, query string, focus []string, language lang.Language,
 	r search.Result, fetchSlots chan struct{}, ahead *readAhead) (*readPage, pageStep) {
 	sink.Emit(event.Event{Type: event.TypePage, Time: time.Now(), Page: &event.Page{URL: r.URL, Title: r.Title, State: event.PageReading}})
 	pre := ahead.take(r.URL)
 	var page *fetch.Page
 	var err error
 	if pre != nil {
-		page, err = pre.page(ctx)
+		page, err = pre.page(fetchCtx)
 	} else {
-		page, err = s.fetchPage(ctx, r.URL, fetchSlots)
+		page, err = s.fetchPage(fetchCtx, r.URL, fetchSlots)
+	}
+	if err != nil && fetchCtx.Err() != nil && ctx.Err() == nil {
+		err = errSlowPage
 	}
 	if err == nil && strings.TrimSpace(page.Markdown) == "" {
 		err = errors.New("no readable text on the page")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -344,5 +345,53 @@ func TestSearchMarksSnippetOnlySources(t *testing.T) {
 		if s.SnippetOnly {
 			t.Errorf("source %d (%s) was read but is marked snippet-only", s.Number, s.URL)
 		}
+	}
+}
+
+// A result whose page answers only after 30 s must not hold the answer:
+// once the first page is read, pages still loading after ReadGrace are
+// given up and said to be, and the run answers from the pages it read.
+func TestSearchDoesNotWaitForASlowPage(t *testing.T) {
+	e := newSearchEnv(t)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(30 * time.Second):
+		case <-r.Context().Done():
+			return
+		}
+		fmt.Fprint(w, "<html><body><p>too late</p></body></html>")
+	}))
+	t.Cleanup(slow.Close)
+	// Ranked first: every word of the question, twice.
+	e.sx.Extra = []map[string]any{{"url": slow.URL + "/slow", "title": "presidents describe the economy 1930s presidents economy",
+		"content": "how presidents describe the economy in the 1930s economy presidents describe"}}
+	e.cfg.ReadGrace = 300 * time.Millisecond
+	start := time.Now()
+	res, rec := e.run(t, e.mode(t), "How did presidents describe the economy in the 1930s?")
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("the run took %s: it waited for the slow page", took)
+	}
+	var read int
+	var skipped bool
+	for _, ev := range rec.Filter(event.TypePage) {
+		switch {
+		case ev.Page.State == event.PageRead:
+			read++
+		case ev.Page.State == event.PageFailed && strings.HasPrefix(ev.Page.URL, slow.URL):
+			skipped = strings.Contains(ev.Page.Error, "still loading")
+		}
+	}
+	if read == 0 || !skipped {
+		t.Errorf("read %d pages, slow page skipped and said so: %v", read, skipped)
+	}
+	if strings.TrimSpace(res.Text) == "" || len(res.Sources) == 0 {
+		t.Errorf("no cited answer from the pages read: %q, %d sources", res.Text, len(res.Sources))
+	}
+	var said bool
+	for _, ev := range rec.Filter(event.TypeStatus) {
+		said = said || strings.Contains(ev.Status.Message, "slow page")
+	}
+	if !said {
+		t.Error("the run did not say it answered without the slow page")
 	}
 }
