@@ -76,7 +76,7 @@ func (s *Server) executeTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wait := r.URL.Query().Get("wait") == "true"
-	p, err := s.opt.Service.Prepare(r.Context(), run.Request{Mode: assistant.TaskModeID, Messages: assistant.TaskMessages(req)})
+	p, err := s.opt.Service.Prepare(r.Context(), run.Request{Mode: assistant.TaskModeID, Messages: assistant.TaskMessages(req), Internal: true})
 	if err != nil {
 		s.runError(w, err, "tasks_unavailable")
 		return

@@ -32,7 +32,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 		OwnedBy string `json:"owned_by"`
 	}
 	data := []model{}
-	for _, id := range s.opt.Service.Modes().IDs() {
+	for _, id := range s.opt.Service.Modes().Listed() {
 		data = append(data, model{ID: id, Object: "model", Created: 0, OwnedBy: "sova"})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
@@ -45,7 +45,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Model == "" {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "model_not_found",
-			"\"model\" is required: one of "+strings.Join(s.opt.Service.Modes().IDs(), ", "))
+			"\"model\" is required: one of "+strings.Join(s.opt.Service.Modes().Listed(), ", "))
 		return
 	}
 	prep, err := s.opt.Service.Prepare(r.Context(), run.Request{

@@ -94,7 +94,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	if modeID == "" {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "missing_group",
-			`"group" is required: one of `+strings.Join(s.opt.Service.Modes().IDs(), ", "))
+			`"group" is required: one of `+strings.Join(s.opt.Service.Modes().Listed(), ", "))
 		return
 	}
 	modeID = s.groupOrFallback(r, modeID)
