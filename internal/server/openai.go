@@ -22,6 +22,10 @@ type completionRequest struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	User string `json:"user"`
+	// Approve and Decline decide about the actions a waiting run (the
+	// model) holds, by id: Sova's extension, sent as extra body fields.
+	Approve []string `json:"approve"`
+	Decline []string `json:"decline"`
 }
 
 func (s *Server) models(w http.ResponseWriter, r *http.Request) {
@@ -50,6 +54,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	prep, err := s.opt.Service.Prepare(r.Context(), run.Request{
 		Mode: req.Model, Messages: toLLM(req.Messages),
+		Approve: req.Approve, Decline: req.Decline,
 	})
 	if errors.Is(err, run.ErrUnknownMode) {
 		s.unknownModel(w, r, req.Model)
