@@ -58,8 +58,12 @@ func TestHostileMailRouter(t *testing.T) {
 		t.Fatalf("pause %+v", res.Pause)
 	}
 	// The tool output reached the model marked as data.
-	if !strings.Contains(e.model.Requests()[1].System(), agent.UntrustedRule) {
+	second := e.model.Requests()[1]
+	if !strings.Contains(second.System(), agent.UntrustedRule) {
 		t.Error("the router's prompt does not say tool output is data")
+	}
+	if m := second.Messages[len(second.Messages)-1]; m.Role != "tool" || !strings.HasPrefix(m.Content, "<untrusted-data source=") || !strings.Contains(m.Content, "attacker@evil.example") {
+		t.Errorf("the letter reached the model unmarked: %q", m.Content)
 	}
 	for _, answer := range []string{"Хорошо, но не отправляй", "ok, but cancel", "нет"} {
 		res, _ = e.turn(t, answer, res.Pause, answer)
