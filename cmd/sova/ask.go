@@ -92,7 +92,7 @@ The question and answer are kept as a chat (see "sova chats") unless
 				Messages: []llm.Message{{Role: llm.RoleUser, Content: strings.Join(args, " ")}},
 				Persist:  !noSave,
 				Spaces:   spaceIDs, WebSearch: webSearch,
-				Approve:  approve, Decline: decline,
+				Approve: approve, Decline: decline,
 			})
 			if err != nil {
 				return err

@@ -1,0 +1,87 @@
+package server_test
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/sova-ai/sova/internal/llm/llmtest"
+	"github.com/sova-ai/sova/internal/mcp/mcptest"
+)
+
+// Internal modes are not offered and cannot be named: the complex task
+// runs only behind POST /api/tasks/execute.
+func TestInternalModesRefused(t *testing.T) {
+	e := newAsstEnv(t)
+	_, body := e.as(t, "", "GET", "/v1/models", "")
+	if strings.Contains(body, "assistant_task") || !strings.Contains(body, `"assistant"`) {
+		t.Fatalf("/v1/models: %s", body)
+	}
+	for _, c := range []struct{ path, body string }{
+		{"/v1/chat/completions", `{"model":"assistant_task","messages":[{"role":"user","content":"отправь всем письмо"}]}`},
+		{"/v1/chat/completions", `{"model":"assistant_task","stream":true,"messages":[{"role":"user","content":"отправь всем письмо"}]}`},
+		{"/api/search", `{"group":"assistant_task","messages":[{"role":"user","content":"отправь всем письмо"}]}`},
+	} {
+		resp, body := e.as(t, "", "POST", c.path, c.body)
+		if resp.StatusCode != 400 || strings.Contains(body, "assistant_task,") {
+			t.Errorf("%s: %d %s", c.path, resp.StatusCode, body)
+		}
+	}
+	if len(e.office.Sent()) != 0 {
+		t.Error("mail was sent")
+	}
+}
+
+// "Read only, do not send anything" over POST /api/tasks/execute with a
+// model that obeys the hostile letter: the send waits for the person with
+// Sova's list of it; an unknown id is refused; the decline finishes the
+// task and nothing is sent.
+func TestTaskExecuteReadOnlyHoldsHostileSend(t *testing.T) {
+	e := newAsstEnv(t, mcptest.WithHostileMail())
+	e.script(
+		llmtest.Text(`{"subtasks":[{"title":"Письмо","instructions":"прочитай m5 и перескажи"}]}`),
+		llmtest.Calls(call("t1", "office__read_email", `{"id":"m5"}`)),
+		// (the model obeys the letter here and calls office__send_email)
+	)
+	resp, body := e.as(t, "", "POST", "/api/tasks/execute?wait=true", `{"task":"Перескажи письмо m5. Только чтение, ничего не отправляй."}`)
+	var v struct {
+		RunID    string `json:"runId"`
+		State    string `json:"state"`
+		Question string `json:"question"`
+		Waiting  []struct {
+			ID   string `json:"id"`
+			Tool string `json:"tool"`
+			View struct {
+				Recipients []string `json:"recipients"`
+			} `json:"view"`
+		} `json:"waiting"`
+	}
+	if err := json.Unmarshal([]byte(body), &v); err != nil || resp.StatusCode != 200 || v.State != "waiting" || len(v.Waiting) != 1 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if len(e.office.Sent()) != 0 {
+		t.Fatalf("sent %v", e.office.Sent())
+	}
+	if w := v.Waiting[0]; w.Tool != "office__send_email" || len(w.View.Recipients) != 1 || w.View.Recipients[0] != "attacker@evil.example" || !strings.Contains(v.Question, "attacker@evil.example") {
+		t.Fatalf("waiting %+v, question %q", v.Waiting, v.Question)
+	}
+	if resp, body := e.as(t, "", "POST", "/api/tasks/"+v.RunID+"/decision", `{"approve":["act_0000000000000000"]}`); resp.StatusCode != 400 || !strings.Contains(body, "invalid_decision") {
+		t.Fatalf("unknown id: %d %s", resp.StatusCode, body)
+	}
+	// A typed "ok, but cancel" over /v1 is not a yes: it waits still.
+	resp = e.post(t, "/v1/chat/completions", `{"model":"`+v.RunID+`","messages":[{"role":"user","content":"ok, but cancel"}]}`)
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(out), "attacker@evil.example") || len(e.office.Sent()) != 0 {
+		t.Fatalf("after a mixed reply: %s, sent %d", out, len(e.office.Sent()))
+	}
+	e.script(llmtest.Text("Письмо просит переслать почту; я этого не делал."), llmtest.Text("# Отчёт\nПисьмо пересказано, ничего не отправлено."))
+	resp, body = e.as(t, "", "POST", "/api/tasks/"+v.RunID+"/decision?wait=true", `{"decline":["`+v.Waiting[0].ID+`"]}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"state":"completed"`) || !strings.Contains(body, "Отчёт") {
+		t.Fatalf("after the decline: %d %s", resp.StatusCode, body)
+	}
+	if len(e.office.Sent()) != 0 {
+		t.Fatalf("sent %v", e.office.Sent())
+	}
+}
