@@ -84,10 +84,16 @@ func TestBrowserAssistant(t *testing.T) {
 	if len(e.office.Sent()) != 0 {
 		t.Fatal("sent before the confirmation")
 	}
-	// The button sends the decision with the action's id: its label
-	// ("Да, выполнить") alone would not be taken as a yes.
+	// The button sends the decision with the action's id, not words.
+	tb.eval(`(() => { window.__bodies = []; const f = window.fetch;
+		window.fetch = (u, o) => { if (String(u).includes('/api/search')) window.__bodies.push(String(o && o.body)); return f(u, o); }; return true; })()`, nil)
 	e.script(llmtest.Text("Отправил письмо Анне."))
 	tb.do(chromedp.Click(css(".asst-confirm .asst-yes")))
+	var sentBody string
+	tb.eval(`window.__bodies.join('\n')`, &sentBody)
+	if !strings.Contains(sentBody, `"approve":["act_`) {
+		t.Errorf("the Yes button sent %s, not the action's id", sentBody)
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for len(e.office.Sent()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
