@@ -1,6 +1,11 @@
 package assistant
 
-import "testing"
+import (
+	"maps"
+	"testing"
+
+	"github.com/sova-ai/sova/internal/mode"
+)
 
 // The reply table: only a whole, unambiguous yes approves; a clear no
 // declines; anything mixed or unclear asks again (and runs nothing).
@@ -31,5 +36,32 @@ func TestDecide(t *testing.T) {
 		if got := Decide(tt.reply); got != tt.want {
 			t.Errorf("Decide(%q) = %s, want %s", tt.reply, got, tt.want)
 		}
+	}
+}
+
+// A structured decision names actions: only those approved run, the rest
+// are declined; a typed reply decides for all, or not at all.
+func TestDecision(t *testing.T) {
+	pending := []Action{{ID: "act_a"}, {ID: "act_b"}}
+	tests := []struct {
+		name     string
+		r        mode.Resume
+		approved map[string]bool
+		answered bool
+	}{
+		{"approve one", mode.Resume{Approve: []string{"act_a"}, Answer: "нет"}, map[string]bool{"act_a": true, "act_b": false}, true},
+		{"decline one", mode.Resume{Decline: []string{"act_b"}, Answer: "да"}, map[string]bool{"act_a": false, "act_b": false}, true},
+		{"both named", mode.Resume{Approve: []string{"act_a", "act_b"}, Decline: []string{"act_b"}}, map[string]bool{"act_a": true, "act_b": false}, true},
+		{"typed yes", mode.Resume{Answer: "да"}, map[string]bool{"act_a": true, "act_b": true}, true},
+		{"typed no", mode.Resume{Answer: "нет"}, map[string]bool{}, true},
+		{"typed mixed", mode.Resume{Answer: "да, но нет"}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := decision(&tt.r, pending)
+			if ok != tt.answered || !maps.Equal(got, tt.approved) {
+				t.Errorf("decision = %v %v, want %v %v", got, ok, tt.approved, tt.answered)
+			}
+		})
 	}
 }

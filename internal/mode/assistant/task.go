@@ -68,8 +68,9 @@ const TaskModeID = "assistant_task"
 
 // TaskMode runs the complex-task agent as a run of its own (POST
 // /api/tasks/execute): detached, followed and cancelled like any run, and
-// continued by a restart from the subtasks already done. Starting it is the
-// confirmation: the task's changes run.
+// continued by a restart from the subtasks already done. Starting it
+// approves the changes the request names (TaskRequest.Actions); any other
+// change pauses the run for the person's decision.
 type TaskMode struct{ m *Mode }
 
 // TaskMode returns the mode of the complex-task agent's own runs.
@@ -80,7 +81,7 @@ func (t *TaskMode) ID() string { return TaskModeID }
 
 // Description implements mode.Mode.
 func (t *TaskMode) Description() string {
-	return "The assistant's complex-task agent on its own (POST /api/tasks/execute): decomposes a large task into subtasks, runs them with the MCP tools without asking again, and reports."
+	return "The assistant's complex-task agent on its own (POST /api/tasks/execute): decomposes a large task into subtasks, runs them with the MCP tools, makes without asking again only the changes the request names, and reports."
 }
 
 // Durable implements mode.Durable: the task's progress is saved in the
