@@ -53,7 +53,7 @@ func TestBrowserAssistant(t *testing.T) {
 	// held send readably; the held call is not shown as done.
 	var card struct {
 		InSteps, Visible, RawJSON, Held bool
-		Text                           string
+		Text                            string
 	}
 	tb.eval(`(() => { const turn = [...document.querySelectorAll('.turn')].pop();
 		turn.querySelectorAll('details.steps').forEach(d => d.open = false);
