@@ -85,3 +85,47 @@ func TestTaskExecuteReadOnlyHoldsHostileSend(t *testing.T) {
 		t.Fatalf("sent %v", e.office.Sent())
 	}
 }
+
+// /v1/chat/completions with the assistant as the model: the letter talks
+// the model into mailing the attacker; the reply is Sova's list of the
+// held send, replies that are not a clear yes send nothing, and the
+// structured decline ends it.
+func TestOpenAIEndpointHoldsHostileSend(t *testing.T) {
+	e := newAsstEnv(t, mcptest.WithHostileMail())
+	e.script(llmtest.Calls(call("c1", "office__read_email", `{"id":"m5"}`)))
+	resp, body := e.as(t, "", "POST", "/v1/chat/completions", `{"model":"assistant","messages":[{"role":"user","content":"Прочитай письмо m5"}]}`)
+	var out struct {
+		Model   string `json:"model"`
+		Choices []struct {
+			Message struct{ Content string } `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal([]byte(body), &out); err != nil || resp.StatusCode != 200 || len(out.Choices) != 1 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if c := out.Choices[0].Message.Content; !strings.Contains(c, "attacker@evil.example") || !strings.Contains(c, "office__send_email") {
+		t.Fatalf("the reply does not list the held send: %q", c)
+	}
+	for _, reply := range []string{"yes but don't send it", "Да нет, не надо", "Давай не будем"} {
+		resp, body := e.as(t, "", "POST", "/v1/chat/completions", `{"model":"`+out.Model+`","messages":[{"role":"user","content":"`+reply+`"}]}`)
+		if resp.StatusCode != 200 || !strings.Contains(body, "attacker@evil.example") || len(e.office.Sent()) != 0 {
+			t.Fatalf("%q: %d %s, sent %d", reply, resp.StatusCode, body, len(e.office.Sent()))
+		}
+	}
+	var view struct {
+		Run struct {
+			Pause struct {
+				Actions []string `json:"actions"`
+			} `json:"pause"`
+		} `json:"run"`
+	}
+	_, rb := e.as(t, "", "GET", "/api/runs/"+out.Model, "")
+	if err := json.Unmarshal([]byte(rb), &view); err != nil || len(view.Run.Pause.Actions) != 1 {
+		t.Fatalf("run view: %s", rb)
+	}
+	e.script(llmtest.Text("Не отправляю."))
+	resp, body = e.as(t, "", "POST", "/v1/chat/completions", `{"model":"`+out.Model+`","decline":["`+view.Run.Pause.Actions[0]+`"],"messages":[]}`)
+	if resp.StatusCode != 200 || len(e.office.Sent()) != 0 {
+		t.Fatalf("decline: %d %s, sent %d", resp.StatusCode, body, len(e.office.Sent()))
+	}
+}

@@ -247,7 +247,9 @@ func (m *Mode) checkpoint(ctx context.Context, in mode.Input, task string) *task
 			}
 			var cp taskCheckpoint
 			if json.Unmarshal(e.Data.Value, &cp) == nil && cp.Task == task && len(cp.Subtasks) > 0 {
-				cp.Current, cp.Report = nil, "" // not in the parts; a fresh run starts its subtasks again
+				// Not in the parts: a fresh run starts its subtasks again,
+				// and asks again about what they hold.
+				cp.Current, cp.Report, cp.Held = nil, "", nil
 				return &cp
 			}
 		}
