@@ -38,7 +38,9 @@ func newAsstEnv(t *testing.T, opts ...mcptest.OfficeOption) *asstEnv {
 	if err := os.WriteFile(cfgFile, []byte(fmt.Sprintf(`{"mcpServers":{"office":{"url":%q}}}`, e.office.URL+"/mcp")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	arts := sovatest.DefaultArticles()
+	// A hostile page among the articles: its first paragraph tells the
+	// reader to mail the attacker.
+	arts := append(sovatest.DefaultArticles(), hostilePage)
 	base := &env{model: sovatest.NewModel(t)}
 	base.site = sovatest.NewSite(t, arts)
 	base.sx = sovatest.NewSearXNG(t, base.site, arts)
