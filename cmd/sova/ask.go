@@ -33,6 +33,7 @@ func newAsk() *cobra.Command {
 		spaceRefs          []string // spaces.go
 		web                bool
 		pdfPath            string
+		approve, decline   []string
 	)
 	cmd := &cobra.Command{
 		Use:   "ask [flags] \"question\"",
@@ -51,7 +52,12 @@ The question and answer are kept as a chat (see "sova chats") unless
   sova ask --mode search --json "Как работает WAL в SQLite?" | jq .type
   sova ask --mode academic "What do studies say about intermittent fasting?"
   sova ask --mode deep_research --pdf report.pdf "Economy of the USA in the 1930s"`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && len(approve) == 0 && len(decline) == 0 {
+				return errors.New("ask needs a question (or --approve / --decline for a waiting run)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig()
 			if err != nil {
@@ -86,6 +92,7 @@ The question and answer are kept as a chat (see "sova chats") unless
 				Messages: []llm.Message{{Role: llm.RoleUser, Content: strings.Join(args, " ")}},
 				Persist:  !noSave,
 				Spaces:   spaceIDs, WebSearch: webSearch,
+				Approve: approve, Decline: decline,
 			})
 			if err != nil {
 				return err
@@ -95,6 +102,8 @@ The question and answer are kept as a chat (see "sova chats") unless
 		},
 	}
 	cmd.Flags().StringVarP(&modeID, "mode", "m", "search", "mode: chat, search, deep_search, deep_research, extreme, sgr_agent, docs, or a search group: web, academic, youtube, reddit, code, x (see docs/modes.md); or the id of a run waiting for answers")
+	cmd.Flags().StringArrayVar(&approve, "approve", nil, "approve this held action (its id, as the run listed it) of the waiting run named by --mode or --chat; repeat for more")
+	cmd.Flags().StringArrayVar(&decline, "decline", nil, "decline this held action of the waiting run; repeat for more")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON event per line on stdout")
 	cmd.Flags().StringVar(&chatID, "chat", "", "continue the chat with this id")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not keep the question and answer as a chat")
@@ -184,9 +193,12 @@ func ask(ctx context.Context, svc *run.Service, prep *run.Prepared, stdout, stde
 		if o.ChatID == "" || !prep.Persisted() {
 			target = "--mode " + o.RunID
 		}
-		if prep.ModeID() == "assistant" {
-			// The assistant holds an action until the person says yes.
-			fmt.Fprintf(stderr, "\nNothing was done yet: Sova waits for your confirmation. Reply with:\n  sova ask %s yes\nor, to do nothing:\n  sova ask %s no\n", target, target)
+		if o.Result != nil && o.Result.Pause != nil && len(o.Result.Pause.Actions) > 0 {
+			// Actions are held until the person approves them (the list
+			// above is Sova's, built from the held calls).
+			ids := o.Result.Pause.Actions
+			fmt.Fprintf(stderr, "\nNothing was done yet: Sova waits for your decision about %d action(s): %s\nApprove them with:\n  sova ask %s --approve %s\nor do nothing with:\n  sova ask %s --decline %s\n",
+				len(ids), strings.Join(ids, ", "), target, strings.Join(ids, " --approve "), target, strings.Join(ids, " --decline "))
 			return nil
 		}
 		fmt.Fprintf(stderr, "\nSova needs your answers to go on. Reply with:\n  sova ask %s \"your answers\"\n", target)

@@ -48,36 +48,51 @@ func TestAskAssistantConfirmation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(stdout, "Подтвердите") || !strings.Contains(stderr, "Nothing was done yet") {
+	// The question is Sova's list of the held action, with its id.
+	if !strings.Contains(stdout, "Ожидают подтверждения") || !strings.Contains(stdout, "anna@example.com") || !strings.Contains(stderr, "Nothing was done yet") {
 		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
-	hint := regexp.MustCompile(`sova ask (--chat \S+ --mode assistant) yes`).FindStringSubmatch(stderr)
-	if hint == nil || !strings.Contains(stderr, hint[1]+" no") {
+	hint := regexp.MustCompile(`sova ask (--chat \S+ --mode assistant) --approve (act_[0-9a-f]+)`).FindStringSubmatch(stderr)
+	if hint == nil || !strings.Contains(stderr, hint[1]+" --decline "+hint[2]) {
 		t.Fatalf("no hint to answer in:\n%s", stderr)
 	}
 	if n := len(office.Sent()); n != 0 {
 		t.Fatalf("sent %d before the answer", n)
 	}
-	answer := func(word string) string {
+	answer := func(words ...string) (string, string) {
 		t.Helper()
 		args := append([]string{"ask"}, strings.Fields(hint[1])...)
-		stdout, stderr, err := w.sova(t, append(args, word)...)
+		stdout, stderr, err := w.sova(t, append(args, words...)...)
 		if err != nil {
-			t.Fatalf("%s: %v\n%s", word, err, stderr)
+			t.Fatalf("%s: %v\n%s", words, err, stderr)
 		}
-		return stdout
+		return stdout, stderr
 	}
 
+	// A mixed reply sends nothing and asks again, without the model.
+	if out, _ := answer("Хорошо, но не отправляй"); !strings.Contains(out, "ничего не сделано") || len(office.Sent()) != 0 {
+		t.Fatalf("after a mixed reply: %q, sent %d", out, len(office.Sent()))
+	}
 	script(llmtest.Text("Хорошо, не отправляю."))
-	if out := answer("нет"); !strings.Contains(out, "не отправляю") || len(office.Sent()) != 0 {
+	if out, _ := answer("нет"); !strings.Contains(out, "не отправляю") || len(office.Sent()) != 0 {
 		t.Fatalf("after no: %q, sent %d", out, len(office.Sent()))
 	}
 
 	script(send, llmtest.Text("Отправил письмо Анне."))
-	if out := answer("Всё же ответь Анне"); !strings.Contains(out, "Подтвердите") {
+	out, errOut := answer("Всё же ответь Анне")
+	if !strings.Contains(out, "Ожидают подтверждения") {
 		t.Fatalf("second request: %q", out)
 	}
-	if out := answer("yes"); !strings.Contains(out, "Отправил") || len(office.Sent()) != 1 {
-		t.Fatalf("after yes: %q, sent %d", out, len(office.Sent()))
+	id := regexp.MustCompile(`--approve (act_[0-9a-f]+)`).FindStringSubmatch(errOut)
+	if id == nil {
+		t.Fatalf("no action id in:\n%s", errOut)
+	}
+	// An id the run does not hold is refused and changes nothing.
+	args := append([]string{"ask"}, strings.Fields(hint[1])...)
+	if _, _, err := w.sova(t, append(args, "--approve", "act_0000000000000000")...); err == nil || len(office.Sent()) != 0 {
+		t.Fatalf("an unknown action id was accepted (err %v, sent %d)", err, len(office.Sent()))
+	}
+	if out, _ := answer("--approve", id[1]); !strings.Contains(out, "Отправил") || len(office.Sent()) != 1 {
+		t.Fatalf("after approve: %q, sent %d", out, len(office.Sent()))
 	}
 }

@@ -76,6 +76,10 @@ type Config struct {
 	// until its calls are) and the conversation. What it keeps continues
 	// the run (Done). An error ends the run.
 	Checkpoint func(ctx context.Context, steps []Step, msgs []llm.Message) error
+	// Gate decides the calls of acting tools (Acting): they run only when
+	// it allows them, and are held otherwise. Nil: no acting call runs.
+	Gate *Gate
+
 	// Done are the steps of an earlier execution of this run, restored
 	// from a checkpoint; the messages given to Run are its conversation
 	// as the checkpoint kept it. The loop numbers its steps after them,
@@ -458,6 +462,18 @@ func runCalls(ctx context.Context, cfg Config, all, offered map[string]*tool, ca
 			cfg.OnToolCall(c)
 		}
 		emitCall(cfg.Sink, c)
+		if res.Error == "" && Acts(t.Tool) {
+			// gate.go: an acting call runs only with the person's approval.
+			if o, held := cfg.Gate.check(c); held {
+				res.Output, res.Summary, res.Data, res.Stop = o.Text, o.Summary, o.Data, o.Stop
+				if cfg.OnToolResult != nil {
+					cfg.OnToolResult(res)
+				}
+				emitResult(cfg.Sink, res)
+				outCalls[i], results[i] = c, res
+				return
+			}
+		}
 		if res.Error == "" {
 			o, err := call(context.WithValue(ctx, callKey{}, c), t.Tool, c.Args)
 			res.Output, res.Summary, res.Data, res.Stop = o.Text, o.Summary, o.Data, o.Stop

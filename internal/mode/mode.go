@@ -99,13 +99,25 @@ var ErrNoFile = errors.New("workspace: no such file")
 type Pause struct {
 	Questions []string
 	State     json.RawMessage
+	// Actions are the ids of the actions held for the person's approval
+	// (agent.Action): a structured decision may name only these.
+	Actions []string
 }
 
 // Resume carries what a paused run needs to continue.
 type Resume struct {
 	State  json.RawMessage
 	Answer string
+	// Approve and Decline are the person's structured decision, naming
+	// held actions by id (buttons, the API's approve/decline): it stands
+	// instead of the typed Answer. Held actions named in neither are
+	// declined when either is set.
+	Approve []string
+	Decline []string
 }
+
+// Decided reports whether the resume carries a structured decision.
+func (r *Resume) Decided() bool { return r != nil && (len(r.Approve) > 0 || len(r.Decline) > 0) }
 
 // Result is what a mode returns when it has answered.
 type Result struct {
@@ -170,6 +182,19 @@ func (r *Registry) Get(id string) (Mode, bool) {
 
 // IDs returns the registered ids in registration order.
 func (r *Registry) IDs() []string { return slices.Clone(r.order) }
+
+// Listed returns the ids of the modes a client may name, in registration
+// order: all but the Unlisted ones.
+func (r *Registry) Listed() []string {
+	var out []string
+	for _, id := range r.order {
+		if u, ok := r.modes[id].(Unlisted); ok && u.Unlisted() {
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
+}
 
 // All returns the registered modes in registration order.
 func (r *Registry) All() []Mode {

@@ -44,6 +44,9 @@ var (
 	// ErrNoUser reports a context that carries no user (sova.WithUser):
 	// every run acts for someone, and no user is ever assumed.
 	ErrNoUser = errors.New("no user: the context names no user to act for")
+	// ErrDecision is a structured decision (approve, decline) that names
+	// no waiting run or an action the run does not hold.
+	ErrDecision = errors.New("invalid decision")
 )
 
 // MaxChatIDLen is the longest chat id a client may choose.
@@ -260,6 +263,13 @@ type Request struct {
 	// WebSearch turns the docs mode's web search on or off (nil: default).
 	Spaces    []string
 	WebSearch *bool
+	// Approve and Decline are a structured decision about the actions a
+	// waiting run holds, by id (mode.Resume); the last message may then
+	// be empty.
+	Approve, Decline []string
+	// Internal allows a mode that is not listed (mode.Unlisted): only
+	// the endpoint that stands for it asks for one.
+	Internal bool
 }
 
 // runInput is what a run needs to be executed again.
@@ -281,6 +291,7 @@ type runInput struct {
 type pauseState struct {
 	Questions []string        `json:"questions"`
 	State     json.RawMessage `json:"state,omitempty"`
+	Actions   []string        `json:"actions,omitempty"`
 }
 
 // Outcome is what a finished run leaves.
@@ -350,6 +361,11 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 			ErrInvalidChatID, MaxChatIDLen, why)
 	}
 	m, ok := s.opt.Modes.Get(req.Mode)
+	if u, unlisted := m.(mode.Unlisted); ok && unlisted && u.Unlisted() && !req.Internal {
+		// An internal mode runs only behind the endpoint that stands for
+		// it (assistant_task: POST /api/tasks/execute).
+		ok = false
+	}
 	var waiting *sova.Run
 	if !ok {
 		// A paused run continues when it is named as the model.
@@ -359,8 +375,13 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 			}
 		}
 		if !ok {
-			return nil, fmt.Errorf("%w %q; valid modes: %s", ErrUnknownMode, req.Mode, strings.Join(s.opt.Modes.IDs(), ", "))
+			return nil, fmt.Errorf("%w %q; valid modes: %s", ErrUnknownMode, req.Mode, strings.Join(s.opt.Modes.Listed(), ", "))
 		}
+	}
+	decided := len(req.Approve) > 0 || len(req.Decline) > 0
+	if decided && (len(req.Messages) == 0 || strings.TrimSpace(req.Messages[len(req.Messages)-1].Content) == "") {
+		// A decision needs no words; the stored question says what it was.
+		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: decisionText(req.Approve, req.Decline)})
 	}
 	if len(req.Messages) == 0 {
 		return nil, ErrEmptyQuestion
@@ -416,10 +437,16 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 	if req.Persist {
 		questionID = uuid.NewString()
 	}
+	if decided && waiting == nil {
+		return nil, fmt.Errorf("%w: approve and decline answer a run that waits for the person's decision; name the run (as the model or group) or its chat", ErrDecision)
+	}
 	if waiting != nil {
 		var ps pauseState
 		_ = json.Unmarshal(waiting.Pause, &ps)
-		p.resume = &mode.Resume{State: ps.State, Answer: question}
+		if err := checkDecision(ps.Actions, req.Approve, req.Decline); err != nil {
+			return nil, err
+		}
+		p.resume = &mode.Resume{State: ps.State, Answer: question, Approve: req.Approve, Decline: req.Decline}
 		p.Resumed = true
 		p.run = waiting
 		p.RunID = waiting.ID
@@ -727,7 +754,7 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	run.State, run.Error, run.Report = sova.RunCompleted, "", res.Report
 	if res.Pause != nil {
 		o.State, run.State = sova.RunWaiting, sova.RunWaiting
-		run.Pause, _ = json.Marshal(pauseState{Questions: res.Pause.Questions, State: res.Pause.State})
+		run.Pause, _ = json.Marshal(pauseState{Questions: res.Pause.Questions, State: res.Pause.State, Actions: res.Pause.Actions})
 	}
 	run.MessageID = s.storeAnswer(keepCtx, p, rec, res, res.FinishReason, "", usage, followUps)
 	s.saveRun(keepCtx, run, log)

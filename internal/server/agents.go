@@ -158,5 +158,5 @@ func (s *Server) unknownModel(w http.ResponseWriter, r *http.Request, model stri
 	}
 	writeError(w, http.StatusBadRequest, "invalid_request_error", "model_not_found",
 		fmt.Sprintf("unknown model %q: use one of %s, or the id of an agent (or run) waiting for your answer",
-			model, strings.Join(s.opt.Service.Modes().IDs(), ", ")))
+			model, strings.Join(s.opt.Service.Modes().Listed(), ", ")))
 }

@@ -31,6 +31,7 @@ func (s *Server) assistantRoutes() {
 	s.handle("POST /api/supervisor", s.supervise)
 	s.handle("POST /api/tasks/execute", s.executeTask)
 	s.handle("GET /api/tasks/{id}", s.getTask)
+	s.handle("POST /api/tasks/{id}/decision", s.decideTask)
 	if s.opt.MCPServers != nil {
 		s.handle("GET /api/mcp/servers", s.listMCPServers)
 		s.handle("POST /api/mcp/servers", s.addMCPServer)
@@ -59,7 +60,18 @@ type taskView struct {
 	StreamURL string `json:"streamUrl"`
 	RunURL    string `json:"runUrl"`
 	Error     string `json:"error,omitempty"`
+	// Question and Waiting are set while the task waits for the person:
+	// Sova's question and the actions it holds, to approve or decline by
+	// id (POST /api/tasks/{id}/decision).
+	Question string             `json:"question,omitempty"`
+	Waiting  []assistant.Action `json:"waiting,omitempty"`
 	*assistant.TaskResult
+}
+
+// taskDecision is the body of POST /api/tasks/{id}/decision.
+type taskDecision struct {
+	Approve []string `json:"approve"`
+	Decline []string `json:"decline"`
 }
 
 // executeTask starts the complex-task agent as a durable run (progress at
@@ -76,11 +88,42 @@ func (s *Server) executeTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wait := r.URL.Query().Get("wait") == "true"
-	p, err := s.opt.Service.Prepare(r.Context(), run.Request{Mode: assistant.TaskModeID, Messages: assistant.TaskMessages(req)})
+	p, err := s.opt.Service.Prepare(r.Context(), run.Request{Mode: assistant.TaskModeID, Messages: assistant.TaskMessages(req), Internal: true})
 	if err != nil {
 		s.runError(w, err, "tasks_unavailable")
 		return
 	}
+	s.runTask(w, r, p, wait)
+}
+
+// decideTask approves or declines the actions a waiting task holds, by
+// id, and the task goes on; ?wait=true answers when it ends or waits
+// again.
+func (s *Server) decideTask(w http.ResponseWriter, r *http.Request) {
+	var d taskDecision
+	if !s.decode(w, r, &d) {
+		return
+	}
+	if len(d.Approve)+len(d.Decline) == 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_decision", "name the held actions to approve or decline (approve, decline: lists of action ids)")
+		return
+	}
+	id := r.PathValue("id")
+	if _, err := s.task(r.Context(), userID(r), id); err != nil {
+		s.runStoreError(w, err)
+		return
+	}
+	p, err := s.opt.Service.Prepare(r.Context(), run.Request{Mode: id, Approve: d.Approve, Decline: d.Decline})
+	if err != nil {
+		s.runError(w, err, "tasks_unavailable")
+		return
+	}
+	s.runTask(w, r, p, r.URL.Query().Get("wait") == "true")
+}
+
+// runTask starts a prepared task run and answers with where to follow it,
+// or, waiting, with its state when it ends or waits for the person.
+func (s *Server) runTask(w http.ResponseWriter, r *http.Request, p *run.Prepared, wait bool) {
 	s.opt.Service.Start(p)
 	if !wait {
 		writeJSON(w, http.StatusAccepted, taskView{RunID: p.RunID, State: sova.RunRunning,
@@ -88,7 +131,7 @@ func (s *Server) executeTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The run ends with a finish event; following it until then is the wait.
-	if err := s.opt.Service.Follow(r.Context(), p.RunID, 0, func(event.Event) error { return nil }); err != nil {
+	if err := s.opt.Service.Follow(r.Context(), p.RunID, p.StartSeq(), func(event.Event) error { return nil }); err != nil {
 		if r.Context().Err() != nil {
 			return // the client left; the run goes on
 		}
@@ -101,7 +144,7 @@ func (s *Server) executeTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	status := http.StatusOK
-	if v.TaskResult == nil {
+	if v.TaskResult == nil && v.State != sova.RunWaiting {
 		status = http.StatusBadGateway
 	}
 	writeJSON(w, status, v)
@@ -129,6 +172,19 @@ func (s *Server) task(ctx context.Context, user, id string) (*taskView, error) {
 		return nil, sova.ErrNotFound
 	}
 	v := &taskView{RunID: rn.ID, State: rn.State, Error: rn.Error, StreamURL: "/api/runs/" + rn.ID + "/stream", RunURL: "/api/tasks/" + rn.ID}
+	if rn.State == sova.RunWaiting {
+		var ps struct {
+			Questions []string        `json:"questions"`
+			State     json.RawMessage `json:"state"`
+		}
+		if json.Unmarshal(rn.Pause, &ps) == nil {
+			if len(ps.Questions) > 0 {
+				v.Question = ps.Questions[0]
+			}
+			_ = json.Unmarshal(ps.State, &v.Waiting) // a task's pause keeps its held actions
+		}
+		return v, nil
+	}
 	if rn.State != sova.RunCompleted {
 		return v, nil
 	}

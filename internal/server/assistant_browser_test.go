@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +49,25 @@ func TestBrowserAssistant(t *testing.T) {
 	tb.do(chromedp.SendKeys(css("#input"), "Ответь Анне, что я согласен на вторник"))
 	tb.enter(false)
 	tb.wait(`!!document.querySelector('.asst-confirm .asst-yes') && !document.querySelector('#composer').classList.contains('busy')`, "the confirmation")
+	// The card shows with the Steps panel closed, outside it, listing the
+	// held send readably; the held call is not shown as done.
+	var card struct {
+		InSteps, Visible, RawJSON, Held bool
+		Text                            string
+	}
+	tb.eval(`(() => { const turn = [...document.querySelectorAll('.turn')].pop();
+		turn.querySelectorAll('details.steps').forEach(d => d.open = false);
+		const c = turn.querySelector('.asst-confirm');
+		return {InSteps: !!c.closest('.steps'), Visible: c.getClientRects().length > 0, Text: c.innerText,
+			RawJSON: c.innerText.includes('{"to"'), Held: !!turn.querySelector('.step.tool.held')}; })()`, &card)
+	if card.InSteps || !card.Visible || card.RawJSON || !card.Held {
+		t.Errorf("confirmation card: in steps %v, visible %v, raw JSON %v, held row %v", card.InSteps, card.Visible, card.RawJSON, card.Held)
+	}
+	for _, want := range []string{"anna@example.com", "Восток", "Согласен на вторник."} {
+		if !strings.Contains(card.Text, want) {
+			t.Errorf("the card lacks %q: %q", want, card.Text)
+		}
+	}
 	tb.eval(openSteps, nil)
 	tb.eval(`document.querySelector('.asst-confirm').scrollIntoView({block: 'center'}), true`, nil)
 	tb.screenshot("assistant-confirmation")
@@ -64,8 +84,16 @@ func TestBrowserAssistant(t *testing.T) {
 	if len(e.office.Sent()) != 0 {
 		t.Fatal("sent before the confirmation")
 	}
+	// The button sends the decision with the action's id, not words.
+	tb.eval(`(() => { window.__bodies = []; const f = window.fetch;
+		window.fetch = (u, o) => { if (String(u).includes('/api/search')) window.__bodies.push(String(o && o.body)); return f(u, o); }; return true; })()`, nil)
 	e.script(llmtest.Text("Отправил письмо Анне."))
 	tb.do(chromedp.Click(css(".asst-confirm .asst-yes")))
+	var sentBody string
+	tb.eval(`window.__bodies.join('\n')`, &sentBody)
+	if !strings.Contains(sentBody, `"approve":["act_`) {
+		t.Errorf("the Yes button sent %s, not the action's id", sentBody)
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for len(e.office.Sent()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)

@@ -31,28 +31,35 @@ type asstEnv struct {
 	queue  []llmtest.Reply
 }
 
-func newAsstEnv(t *testing.T) *asstEnv {
+func newAsstEnv(t *testing.T, opts ...mcptest.OfficeOption) *asstEnv {
 	t.Helper()
-	e := &asstEnv{office: mcptest.NewOffice(t)}
+	e := &asstEnv{office: mcptest.NewOffice(t, opts...)}
 	cfgFile := filepath.Join(t.TempDir(), "mcp.json")
 	if err := os.WriteFile(cfgFile, []byte(fmt.Sprintf(`{"mcpServers":{"office":{"url":%q}}}`, e.office.URL+"/mcp")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	arts := sovatest.DefaultArticles()
+	// A hostile page among the articles: its first paragraph tells the
+	// reader to mail the attacker.
+	arts := append(sovatest.DefaultArticles(), hostilePage)
 	base := &env{model: sovatest.NewModel(t)}
 	base.site = sovatest.NewSite(t, arts)
 	base.sx = sovatest.NewSearXNG(t, base.site, arts)
+	// The assistant's model obeys what it reads: a tool result that says
+	// "send … to <address>" makes it call office__send_email.
+	scripted := func(r *llmtest.Request) llmtest.Reply {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if len(e.queue) == 0 {
+			return llmtest.Fail(400, "no scripted reply for: "+r.System()[:60])
+		}
+		next := e.queue[0]
+		e.queue = e.queue[1:]
+		return next
+	}
 	base.model.Handle(func(r *llmtest.Request) llmtest.Reply {
 		sys := r.System()
 		if strings.Contains(sys, "Sova's") || strings.Contains(sys, "subtask") || strings.Contains(sys, "complex task") {
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			if len(e.queue) == 0 {
-				return llmtest.Fail(400, "no scripted reply for: "+sys[:60])
-			}
-			r := e.queue[0]
-			e.queue = e.queue[1:]
-			return r
+			return llmtest.Obey("office__send_email", scripted)(r)
 		}
 		return base.model.Respond(r)
 	})
@@ -178,7 +185,7 @@ func TestSupervisorAndTaskEndpoints(t *testing.T) {
 		llmtest.Calls(call("t1", "office__create_event", `{"title":"Восток","start":"2026-11-25T10:00:00+03:00"}`)), llmtest.Text("Создал."),
 		llmtest.Text("# Отчёт\nВстреча создана."),
 	)
-	resp, body = e.as(t, "", "POST", "/api/tasks/execute?wait=true", `{"task":"Создай встречу Восток во вторник"}`)
+	resp, body = e.as(t, "", "POST", "/api/tasks/execute?wait=true", `{"task":"Создай встречу Восток во вторник","actions":[{"tool":"office__create_event"}]}`)
 	var task struct {
 		RunID   string `json:"runId"`
 		State   string `json:"state"`
@@ -217,7 +224,7 @@ func TestTaskExecuteDetached(t *testing.T) {
 		llmtest.Calls(call("t1", "office__create_event", `{"title":"Восток","start":"2026-11-25T10:00:00+03:00"}`)), llmtest.Text("Создал."),
 		llmtest.Text("# Отчёт\nВстреча создана."),
 	)
-	resp, body := e.as(t, "", "POST", "/api/tasks/execute", `{"task":"Создай встречу Восток во вторник","context":"Анна просила"}`)
+	resp, body := e.as(t, "", "POST", "/api/tasks/execute", `{"task":"Создай встречу Восток во вторник","context":"Анна просила","actions":[{"tool":"office__create_event"}]}`)
 	var started struct {
 		RunID     string `json:"runId"`
 		StreamURL string `json:"streamUrl"`

@@ -22,6 +22,10 @@ type completionRequest struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	User string `json:"user"`
+	// Approve and Decline decide about the actions a waiting run (the
+	// model) holds, by id: Sova's extension, sent as extra body fields.
+	Approve []string `json:"approve"`
+	Decline []string `json:"decline"`
 }
 
 func (s *Server) models(w http.ResponseWriter, r *http.Request) {
@@ -32,7 +36,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 		OwnedBy string `json:"owned_by"`
 	}
 	data := []model{}
-	for _, id := range s.opt.Service.Modes().IDs() {
+	for _, id := range s.opt.Service.Modes().Listed() {
 		data = append(data, model{ID: id, Object: "model", Created: 0, OwnedBy: "sova"})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
@@ -45,11 +49,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Model == "" {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "model_not_found",
-			"\"model\" is required: one of "+strings.Join(s.opt.Service.Modes().IDs(), ", "))
+			"\"model\" is required: one of "+strings.Join(s.opt.Service.Modes().Listed(), ", "))
 		return
 	}
 	prep, err := s.opt.Service.Prepare(r.Context(), run.Request{
 		Mode: req.Model, Messages: toLLM(req.Messages),
+		Approve: req.Approve, Decline: req.Decline,
 	})
 	if errors.Is(err, run.ErrUnknownMode) {
 		s.unknownModel(w, r, req.Model)

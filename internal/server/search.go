@@ -21,6 +21,10 @@ type searchRequest struct {
 	WebSearch *bool  `json:"webSearch"`
 	Timezone  string `json:"timezone"`
 	Trigger   string `json:"trigger"`
+	// Approve and Decline decide about the actions a waiting run holds,
+	// by id (the assistant_confirmation part's actions).
+	Approve []string `json:"approve"`
+	Decline []string `json:"decline"`
 }
 
 type inMessage struct {
@@ -94,7 +98,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	if modeID == "" {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "missing_group",
-			`"group" is required: one of `+strings.Join(s.opt.Service.Modes().IDs(), ", "))
+			`"group" is required: one of `+strings.Join(s.opt.Service.Modes().Listed(), ", "))
 		return
 	}
 	modeID = s.groupOrFallback(r, modeID)
@@ -106,6 +110,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		ChatID: req.ID, Mode: modeID,
 		Messages: toLLM(req.Messages), Timezone: req.Timezone, Persist: true,
 		Spaces: spaceIDs, WebSearch: req.WebSearch,
+		Approve: req.Approve, Decline: req.Decline,
 	})
 	if err != nil {
 		s.runError(w, err, "unknown_mode")

@@ -255,6 +255,8 @@ func (s *Server) runError(w http.ResponseWriter, err error, unknownCode string) 
 	switch {
 	case errors.Is(err, run.ErrUnknownMode):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", unknownCode, err.Error())
+	case errors.Is(err, run.ErrDecision):
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_decision", err.Error())
 	case errors.Is(err, run.ErrEmptyQuestion):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "empty_messages", err.Error())
 	case errors.Is(err, run.ErrTooLong):

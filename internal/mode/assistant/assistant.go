@@ -177,7 +177,7 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		err   error
 	)
 	if in.Resume != nil {
-		next, msgs, err = t.resume(ctx, in.Resume)
+		next, msgs, pause, err = t.resume(ctx, in.Resume)
 		if err != nil {
 			return nil, err
 		}
@@ -187,7 +187,7 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 			note = fmt.Sprintf("You hold this conversation (%s agent); the person's message follows.", next)
 		}
 	}
-	for {
+	for pause == nil {
 		var to, why string
 		to, why, pause, err = t.runAgent(ctx, next, msgs, note)
 		msgs, note = nil, ""
@@ -302,7 +302,7 @@ func (t *turn) speak(agentName string) {
 // ("" when the turn ends), why, or a pause for the person's confirmation.
 // msgs, when set, continue a loop that paused.
 func (t *turn) runAgent(ctx context.Context, name string, msgs []llm.Message, note string) (string, string, *mode.Pause, error) {
-	gate := &gate{}
+	gate := &gate{acts: &agent.Gate{}}
 	ts, prompt := t.agentTools(name, gate)
 	if msgs == nil {
 		msgs = []llm.Message{{Role: llm.RoleSystem, Content: prompt}}
@@ -323,7 +323,7 @@ func (t *turn) runAgent(ctx context.Context, name string, msgs []llm.Message, no
 	temp := t.m.cfg.Temperature
 	out, err := agent.Run(ctx, agent.Config{
 		Model: t.m.d.Model, Repair: t.m.d.Fast, Tools: ts, MaxSteps: t.m.cfg.MaxSteps,
-		Temperature: &temp, MaxTokens: t.m.cfg.MaxTokens, Concurrency: 1,
+		Temperature: &temp, MaxTokens: t.m.cfg.MaxTokens, Concurrency: 1, Gate: gate.acts,
 		Sink:       prefixed(t.sink, fmt.Sprintf("%s%d-%d-", name, t.in.Now.Unix()%100000, len(t.steps))),
 		OnToolCall: func(c agent.Call) { gate.current = c.ID },
 		OnText: func(delta string) {
@@ -361,7 +361,7 @@ func (t *turn) runAgent(ctx context.Context, name string, msgs []llm.Message, no
 	if s := strings.TrimSpace(text.String()); s != "" {
 		t.transcript = append(t.transcript, said{Agent: name, Text: s})
 	}
-	if len(gate.pending) > 0 {
+	if len(gate.held()) > 0 {
 		return "", "", t.pause(name, out.Messages, gate), nil
 	}
 	switch {

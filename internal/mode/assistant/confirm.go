@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/event"
@@ -15,151 +15,257 @@ import (
 )
 
 // gate collects what an agent's tools decided during one loop: a hand-off,
-// actions waiting for the person's confirmation, words to say verbatim.
+// words to say verbatim, and the actions held for the person. Acting
+// calls are held by the loop's agent.Gate (acts); a planning agent's held
+// actions come back through delegateToSupervisor (pending).
 type gate struct {
 	current  string // the ID of the call running now (calls run in order)
 	to, why  string
 	verbatim string
-	question string
-	pending  []Action
+	// lead is the model's text that comes before Sova's question (the
+	// planner's nextResponse); it never replaces the question.
+	lead    string
+	pending []Action
+	acts    *agent.Gate
+}
+
+// held is every action waiting for the person, in the order called.
+func (g *gate) held() []Action {
+	out := slices.Clone(g.pending)
+	for _, a := range g.acts.Held() {
+		if !slices.ContainsFunc(out, func(b Action) bool { return b.ID == a.ID }) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // Action is a call that changes something, held until the person
-// confirms it.
-type Action struct {
-	// CallID is the router's call whose result the action's outcome
-	// becomes (a direct MCP call, delegateToSupervisor, executeComplexTask).
-	CallID string          `json:"callId,omitempty"`
-	Tool   string          `json:"tool"`
-	Title  string          `json:"title"`
-	Args   json.RawMessage `json:"args"`
-}
+// approves it by its ID.
+type Action = agent.Action
 
-// pauseState is what a run waiting for a confirmation keeps.
+// pauseState is what a run waiting for a decision keeps.
 type pauseState struct {
 	Agent    string        `json:"agent"`
 	Messages []llm.Message `json:"messages"`
 	Pending  []Action      `json:"pending"`
+	// Task is a complex task paused inside (a subtask called an acting
+	// tool its approval does not cover); Pending are its actions then.
+	Task *taskPause `json:"task,omitempty"`
 }
 
-// gated wraps a tool that changes something: calling it records the
-// action and ends the loop; it runs when the person agrees.
-type gated struct {
-	agent.Tool
-	g *gate
-	// hold keeps the loop going after the call is held (the planning
-	// agent plans on and finishes with the decision "confirm").
-	hold bool
+// taskPause is a complex task waiting inside for the person.
+type taskPause struct {
+	CallID     string         `json:"callId"`
+	Request    TaskRequest    `json:"request"`
+	Checkpoint taskCheckpoint `json:"checkpoint"`
 }
 
-func (t gated) Run(_ context.Context, args json.RawMessage) (agent.Output, error) {
-	title := t.Name()
-	if tt, ok := t.Tool.(agent.Titler); ok {
-		title = tt.Title(args)
-	}
-	t.g.pending = append(t.g.pending, Action{CallID: t.g.current, Tool: t.Name(), Title: title, Args: args})
-	data, _ := json.Marshal(map[string]any{"status": "awaiting_confirmation", "tool": t.Name(), "args": args})
-	text := "Not done yet: Sova asks the person to confirm this action first. Do not call it again."
-	if t.hold {
-		text = "Held: this change runs only after the person confirms. Do not call it again; finish with finish_plan, decision \"confirm\", and a nextResponse that asks the person to confirm it."
-	}
-	return agent.Output{Text: text, Summary: "Waiting for your confirmation", Data: data, Stop: !t.hold}, nil
-}
-
-func (t gated) Call(ctx context.Context, args json.RawMessage) (string, error) {
-	o, err := t.Run(ctx, args)
-	return o.Text, err
-}
-
-// pause ends the turn with a question; the next message answers it.
-func (t *turn) pause(agentName string, msgs []llm.Message, g *gate) *mode.Pause {
-	q := g.question
-	if q == "" {
-		var titles []string
-		for _, a := range g.pending {
-			titles = append(titles, fmt.Sprintf("%s %s", a.Title, compactArgs(a.Args)))
-		}
+// question is Sova's question about the held actions: built from them,
+// in the person's language, whatever the model wrote.
+func (t *turn) question(actions []Action) string {
+	q := agent.Question(t.language.Code, actions)
+	if slices.ContainsFunc(actions, func(a Action) bool { return a.Tool == taskToolName }) {
 		if t.language.Code == "ru" {
-			q = "Подтвердите, пожалуйста: " + strings.Join(titles, "; ") + ". Выполнить? (да/нет)"
+			q += " Сложная задача займёт несколько минут; изменения, которых нет в её описании, Sova спросит отдельно."
 		} else {
-			q = "Please confirm: " + strings.Join(titles, "; ") + ". Go ahead? (yes/no)"
+			q += " The complex task takes several minutes; changes its description does not name are asked about separately."
 		}
 	}
+	return q
+}
+
+// pause ends the turn with Sova's question; the next message (or a
+// structured decision) answers it.
+func (t *turn) pause(agentName string, msgs []llm.Message, g *gate) *mode.Pause {
+	held := g.held()
+	for i := range held {
+		held[i] = viewTask(held[i])
+	}
+	if g.lead != "" {
+		if t.text.Len() > 0 {
+			t.write("\n\n")
+		}
+		t.write(g.lead)
+	}
+	return t.ask(pauseState{Agent: agentName, Messages: msgs, Pending: held}, "")
+}
+
+// ask shows the question about st.Pending (after intro, when set) and
+// keeps st for the answer.
+func (t *turn) ask(st pauseState, intro string) *mode.Pause {
+	q := t.question(st.Pending)
 	if t.text.Len() > 0 {
 		t.write("\n\n")
 	}
-	t.write(q)
-	t.emit("confirmation", "confirmation-"+t.in.RunID, map[string]any{"runId": t.in.RunID, "question": q, "actions": g.pending, "status": "waiting"})
-	state, _ := json.Marshal(pauseState{Agent: agentName, Messages: msgs, Pending: g.pending})
-	return &mode.Pause{Questions: []string{q}, State: state}
-}
-
-func compactArgs(b json.RawMessage) string {
-	s := string(b)
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:200]) + "…"
+	if intro != "" {
+		t.write(intro + " ")
 	}
-	return s
+	t.write(q)
+	ids := make([]string, 0, len(st.Pending))
+	for _, a := range st.Pending {
+		ids = append(ids, a.ID)
+	}
+	t.emit("confirmation", "confirmation-"+t.in.RunID, map[string]any{"runId": t.in.RunID, "question": q, "actions": st.Pending, "status": "waiting"})
+	state, _ := json.Marshal(st)
+	return &mode.Pause{Questions: []string{q}, State: state, Actions: ids}
 }
 
-// resume continues a loop that waited for a confirmation: on yes the held
-// actions run, on no nothing does; any other answer declines them and is
-// passed on as the person's next message.
-func (t *turn) resume(ctx context.Context, r *mode.Resume) (string, []llm.Message, error) {
+// viewTask shows a complex task by its task and the acts it names.
+func viewTask(a Action) Action {
+	if a.Tool != taskToolName {
+		return a
+	}
+	var req TaskRequest
+	if json.Unmarshal(a.Args, &req) == nil {
+		a.View = agent.ActionView{Excerpt: clip(req.Task, 300)}
+		for _, act := range req.Actions {
+			a.View.Recipients = append(a.View.Recipients, act.String())
+		}
+	}
+	return a
+}
+
+// decision reads the person's answer: the approved action IDs, and
+// whether they answered at all (false: ask again, nothing runs).
+func decision(r *mode.Resume, pending []Action) (approved map[string]bool, answered bool) {
+	approved = map[string]bool{}
+	if r.Decided() {
+		for _, a := range pending {
+			approved[a.ID] = slices.Contains(r.Approve, a.ID) && !slices.Contains(r.Decline, a.ID)
+		}
+		return approved, true
+	}
+	switch Decide(r.Answer) {
+	case Yes:
+		for _, a := range pending {
+			approved[a.ID] = true
+		}
+		return approved, true
+	case No:
+		return approved, true
+	}
+	return nil, false
+}
+
+// resume continues a loop that waited for a decision: approved actions
+// run, declined ones do not; an answer that is neither an unambiguous yes
+// nor a clear no runs nothing and asks again (the returned pause).
+func (t *turn) resume(ctx context.Context, r *mode.Resume) (string, []llm.Message, *mode.Pause, error) {
 	var st pauseState
 	if err := json.Unmarshal(r.State, &st); err != nil || st.Agent == "" {
-		return "", nil, fmt.Errorf("assistant: the paused run's state cannot be read: %v", err)
+		return "", nil, nil, fmt.Errorf("assistant: the paused run's state cannot be read: %v", err)
 	}
-	answer := Decide(r.Answer)
-	outcomes := map[string][]string{}
-	for i, a := range st.Pending {
-		var res string
-		if answer == Yes {
-			out, err := t.execute(ctx, a, i)
-			if err != nil {
-				res = fmt.Sprintf("%s failed: %v", a.Tool, err)
-			} else {
-				res = fmt.Sprintf("%s done: %s", a.Tool, out)
-			}
-		} else {
-			res = fmt.Sprintf("%s was NOT done: the person declined.", a.Tool)
+	approved, ok := decision(r, st.Pending)
+	if !ok {
+		intro := "I did not take that as a yes, so nothing was done."
+		if t.language.Code == "ru" {
+			intro = "Я не понял ответ как согласие, поэтому ничего не сделано."
 		}
-		outcomes[a.CallID] = append(outcomes[a.CallID], res)
+		return "", nil, t.ask(st, intro), nil
 	}
-	status := map[string]string{Yes: "confirmed", No: "declined", Other: "declined"}[answer]
-	t.emit("confirmation", "confirmation-"+t.in.RunID, map[string]any{"runId": t.in.RunID, "actions": st.Pending, "status": status})
+	outcomes := map[string][]string{}
+	var status []map[string]any
+	if st.Task != nil {
+		// A complex task waited inside: it goes on with the decision.
+		tp := st.Task
+		res, err := t.m.runTask(ctx, t.in, tp.Request, t.mcp, t.sink, &taskResume{cp: &tp.Checkpoint, approved: approved})
+		for _, a := range st.Pending {
+			status = append(status, map[string]any{"id": a.ID, "approved": approved[a.ID]})
+		}
+		t.emit("confirmation", "confirmation-"+t.in.RunID, map[string]any{"runId": t.in.RunID, "actions": st.Pending, "decisions": status, "status": overall(approved)})
+		if err == nil && len(res.Held) > 0 {
+			return "", nil, t.ask(pauseState{Agent: st.Agent, Messages: st.Messages, Pending: res.Held,
+				Task: &taskPause{CallID: tp.CallID, Request: tp.Request, Checkpoint: *res.checkpoint}}, ""), nil
+		}
+		if err == nil {
+			t.report = res.Report
+		}
+		outcomes[tp.CallID] = []string{taskOutcome(res, err)}
+	} else {
+		for i, a := range st.Pending {
+			var res string
+			if approved[a.ID] {
+				out, held, err := t.execute(ctx, a, i)
+				if held != nil {
+					// The task holds an act its approval does not cover.
+					return "", nil, t.ask(pauseState{Agent: st.Agent, Messages: st.Messages, Pending: held.Held,
+						Task: &taskPause{CallID: a.CallID, Request: held.request, Checkpoint: *held.checkpoint}}, ""), nil
+				}
+				if err != nil {
+					res = fmt.Sprintf("%s failed: %v", a.Tool, err)
+				} else {
+					res = fmt.Sprintf("%s done: %s", a.Tool, out)
+				}
+			} else {
+				res = fmt.Sprintf("%s was NOT done: the person declined.", a.Tool)
+			}
+			status = append(status, map[string]any{"id": a.ID, "approved": approved[a.ID]})
+			outcomes[a.CallID] = append(outcomes[a.CallID], res)
+		}
+		t.emit("confirmation", "confirmation-"+t.in.RunID, map[string]any{"runId": t.in.RunID, "actions": st.Pending, "decisions": status, "status": overall(approved)})
+	}
 	msgs := st.Messages
 	for i := range msgs {
 		if msgs[i].Role == llm.RoleTool {
 			if res, ok := outcomes[msgs[i].ToolCallID]; ok {
-				msgs[i].Content = "[after the person's answer] " + strings.Join(res, "\n")
+				msgs[i].Content = "[after the person's decision] " + strings.Join(res, "\n")
 			}
 		}
 	}
-	note := "[Sova] The person confirmed; the actions ran (see the tool results). Tell them briefly what was done."
-	switch answer {
-	case No:
+	note := "[Sova] The person decided; the approved actions ran and the others did not (see the tool results). Tell them briefly what was done and what was not."
+	if overall(approved) == "declined" {
 		note = "[Sova] The person declined; nothing was done. Acknowledge it briefly."
-	case Other:
-		note = "[Sova] The person did not confirm, so nothing was done. Their message: " + r.Answer
 	}
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: note})
-	return st.Agent, msgs, nil
+	return st.Agent, msgs, nil, nil
 }
 
-// execute runs a confirmed action.
-func (t *turn) execute(ctx context.Context, a Action, i int) (string, error) {
+// overall is a decision in one word: confirmed (all approved), declined
+// (none) or partial.
+func overall(approved map[string]bool) string {
+	n := 0
+	for _, ok := range approved {
+		if ok {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return "declined"
+	case n == len(approved):
+		return "confirmed"
+	}
+	return "partial"
+}
+
+func taskOutcome(res *TaskResult, err error) string {
+	if err != nil {
+		return fmt.Sprintf("%s failed: %v", taskToolName, err)
+	}
+	b, _ := json.Marshal(res)
+	return fmt.Sprintf("%s done: %s", taskToolName, b)
+}
+
+// execute runs an approved action. A complex task that holds an act its
+// approval does not cover comes back as held.
+func (t *turn) execute(ctx context.Context, a Action, i int) (string, *TaskResult, error) {
 	id := fmt.Sprintf("confirmed-%s-%d", a.CallID, i)
 	t.sink.Emit(event.Event{Type: event.TypeToolCall, Time: time.Now(), ToolCall: &event.ToolCall{ID: id, Name: a.Tool, Input: a.Args, Title: a.Title}})
 	var (
 		out agent.Output
 		err error
 	)
-	if a.Tool == "executeComplexTask" {
+	if a.Tool == taskToolName {
 		var req TaskRequest
 		if err = json.Unmarshal(a.Args, &req); err == nil {
 			var res *TaskResult
-			res, err = t.m.runTask(ctx, t.in, req, t.mcp, t.sink)
+			res, err = t.m.runTask(ctx, t.in, req, t.mcp, t.sink, nil)
+			if err == nil && len(res.Held) > 0 {
+				res.request = req
+				t.sink.Emit(event.Event{Type: event.TypeToolResult, Time: time.Now(), ToolResult: &event.ToolResult{ID: id, Name: a.Tool, Text: "Waiting for your decision"}})
+				return "", res, nil
+			}
 			if err == nil {
 				t.report = res.Report
 				b, _ := json.Marshal(res)
@@ -176,44 +282,5 @@ func (t *turn) execute(ctx context.Context, a Action, i int) (string, error) {
 		res.Error, res.Text = err.Error(), "Failed: "+err.Error()
 	}
 	t.sink.Emit(event.Event{Type: event.TypeToolResult, Time: time.Now(), ToolResult: res})
-	return out.Text, err
-}
-
-// Answers to a confirmation.
-const (
-	Yes   = "yes"
-	No    = "no"
-	Other = "other"
-)
-
-var (
-	yesWords = []string{"yes", "y", "yep", "yeah", "ok", "okay", "sure", "confirm", "confirmed", "go ahead", "do it", "send", "proceed", "continue",
-		"да", "ага", "ок", "окей", "конечно", "подтверждаю", "давай", "хорошо", "продолжай", "продолжить", "отправляй", "выполняй", "согласен", "согласна"}
-	noWords = []string{"no", "n", "nope", "cancel", "stop", "don't", "do not", "abort",
-		"нет", "не надо", "не нужно", "отмена", "отменить", "отмени", "стоп", "не отправляй", "не создавай"}
-)
-
-// Decide reads a person's answer to a confirmation.
-func Decide(answer string) string {
-	s := strings.ToLower(strings.TrimSpace(answer))
-	s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
-	words := strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == '!' || r == '.' })
-	if len(words) == 0 {
-		return Other
-	}
-	match := func(list []string) bool {
-		for _, w := range list {
-			if s == w || (len(words) <= 4 && (words[0] == w || strings.HasPrefix(s, w+" "))) {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case match(noWords):
-		return No
-	case match(yesWords):
-		return Yes
-	}
-	return Other
+	return out.Text, nil, err
 }

@@ -69,19 +69,13 @@ func (m *Mode) Supervise(ctx context.Context, req SupervisorRequest) (*Superviso
 // plan runs the planning agent: it reads with the MCP tools and searches,
 // holds the changes for confirmation, and ends with finish_plan.
 func (m *Mode) plan(ctx context.Context, userID string, req SupervisorRequest, ts *mcp.Toolset, sink event.Sink) (*SupervisorResult, error) {
-	g := &gate{}
+	// Changes are held, not run: the plan goes on with what it read.
+	g := &agent.Gate{Continue: true}
 	var res *SupervisorResult
-	tl := []agent.Tool{}
-	for _, x := range ts.Tools {
-		if x.ReadOnly {
-			tl = append(tl, x)
-		} else {
-			tl = append(tl, gated{Tool: x, g: g, hold: true})
-		}
-	}
-	tl = append(tl, m.knowledgeTools(ctx, userID, "", nil)...)
+	tl := untrusted("MCP", ts.AgentTools())
+	tl = append(tl, untrusted("search", m.knowledgeTools(ctx, userID, "", nil))...)
 	if m.d.Search != nil {
-		tl = append(tl, tools.WebSearch(tools.NewRun(tools.Providers{Search: m.d.Search}, nil), tools.WebSearchOptions{Results: 5, Calls: 3, Format: tools.JSON}))
+		tl = append(tl, untrusted("web", []agent.Tool{tools.WebSearch(tools.NewRun(tools.Providers{Search: m.d.Search}, nil), tools.WebSearchOptions{Results: 5, Calls: 3, Format: tools.JSON})})...)
 	}
 	tl = append(tl, agent.NewTool("finish_plan", "Finish: your decision, what the assistant says next (verbatim), and the steps.",
 		func(_ context.Context, in finishArgs) (agent.Output, error) {
@@ -97,8 +91,7 @@ func (m *Mode) plan(ctx context.Context, userID string, req SupervisorRequest, t
 	out, err := agent.Run(ctx, agent.Config{
 		Model: m.d.Model, Repair: m.d.Fast, Tools: tl, MaxSteps: m.cfg.PlannerMaxSteps, Temperature: &temp,
 		MaxTokens: m.cfg.MaxTokens, Concurrency: 1, Sink: prefixed(sink, fmt.Sprintf("planner%d-", time.Now().UnixNano()%1000000)),
-		// Changes are held, not run: the plan goes on with what it read.
-		OnToolCall: func(c agent.Call) { g.current = c.ID },
+		Gate: g,
 	}, msgs)
 	if err != nil {
 		return nil, fmt.Errorf("planning agent: %w", err)
@@ -112,7 +105,7 @@ func (m *Mode) plan(ctx context.Context, userID string, req SupervisorRequest, t
 	default:
 		res.Decision = DecisionApprove
 	}
-	res.PendingActions = g.pending
+	res.PendingActions = g.Held()
 	if len(res.PendingActions) > 0 {
 		res.Decision = DecisionConfirm // nothing changes without the person's yes
 	} else if res.Decision == DecisionConfirm {
@@ -145,7 +138,9 @@ func (t *turn) supervisorTool(g *gate) agent.Tool {
 					a.CallID = callID
 					g.pending = append(g.pending, a)
 				}
-				g.question = res.NextResponse
+				// Its words come first; Sova's question about what it
+				// holds follows, whatever they say.
+				g.lead = res.NextResponse
 			} else {
 				g.verbatim = res.NextResponse
 			}
@@ -153,34 +148,35 @@ func (t *turn) supervisorTool(g *gate) agent.Tool {
 		}, agent.WithTitle(func(in SupervisorRequest) string { return "Delegating to the planning agent" }))
 }
 
-// taskTool is the router's executeComplexTask: always confirmed first.
-func (t *turn) taskTool(g *gate) agent.Tool {
-	inner := agent.NewTool("executeComplexTask", "Run a very large task (8+ steps, operations on many people) as a complex task: it is decomposed into subtasks and runs for minutes. Sova asks the person to confirm before it starts; call it directly.",
+// taskToolName is the router's tool that starts a complex task.
+const taskToolName = "executeComplexTask"
+
+// taskTool is the router's executeComplexTask: an acting tool, so the
+// loop's gate holds it; it runs when the person approves it (resume).
+func (t *turn) taskTool() agent.Tool {
+	return actingTool{agent.NewTool(taskToolName, "Run a very large task (8+ steps, operations on many people) as a complex task: it is decomposed into subtasks and runs for minutes. "+
+		"List in actions every change the task makes (tool and recipients, as the person asked): the person approves exactly those, and any other change inside the task is asked about again. Sova asks the person before it starts; call it directly.",
 		func(context.Context, TaskRequest) (agent.Output, error) {
-			return agent.Output{}, errors.New("executeComplexTask runs only after the person confirms")
-		}, agent.WithTitle(func(in TaskRequest) string { return "Complex task: " + clip(in.Task, 80) }))
-	return confirmTask{gated{Tool: inner, g: g}, t}
+			return agent.Output{}, errors.New("executeComplexTask runs only after the person approves it")
+		}, agent.WithTitle(func(in TaskRequest) string { return "Complex task: " + clip(in.Task, 80) }))}
 }
 
-// confirmTask asks in the person's language, warning that it takes time.
-type confirmTask struct {
-	gated
-	t *turn
-}
+// actingTool marks one of Sova's own tools as changing something.
+type actingTool struct{ agent.Tool }
 
-func (c confirmTask) Run(ctx context.Context, args json.RawMessage) (agent.Output, error) {
-	out, err := c.gated.Run(ctx, args)
-	var in TaskRequest
-	_ = json.Unmarshal(args, &in)
-	if c.t.language.Code == "ru" {
-		c.g.question = "Это сложная задача, займёт несколько минут: " + clip(in.Task, 200) + ". Продолжить? (да/нет)"
-	} else {
-		c.g.question = "This is a complex task and will take several minutes: " + clip(in.Task, 200) + ". Continue? (yes/no)"
+func (actingTool) Acts() bool { return true }
+
+func (a actingTool) Run(ctx context.Context, args json.RawMessage) (agent.Output, error) {
+	if r, ok := a.Tool.(agent.Runner); ok {
+		return r.Run(ctx, args)
 	}
-	return out, err
+	text, err := a.Tool.Call(ctx, args)
+	return agent.Text(text), err
 }
 
-func (c confirmTask) Call(ctx context.Context, args json.RawMessage) (string, error) {
-	o, err := c.Run(ctx, args)
-	return o.Text, err
+func (a actingTool) Title(args json.RawMessage) string {
+	if tt, ok := a.Tool.(agent.Titler); ok {
+		return tt.Title(args)
+	}
+	return a.Name()
 }

@@ -1,6 +1,8 @@
 package assistant
 
 import (
+	"github.com/sova-ai/sova/internal/agent"
+
 	"fmt"
 	"sort"
 	"strings"
@@ -31,6 +33,7 @@ func (t *turn) about() string {
 		}
 	}
 	fmt.Fprintf(&b, "\nAnswer in %s (the language of the person's message) unless their preferences say otherwise. Be brief: this is a conversation, possibly spoken aloud.", t.language.Name)
+	b.WriteString("\n\n" + agent.UntrustedRule)
 	return b.String()
 }
 
@@ -61,6 +64,7 @@ func (t *turn) routerPrompt() string {
 ### Complex-task agent (executeComplexTask)
 - 8 steps or more; bulk operations on many people ("find the participants, check their calendars, send invitations").
 - Sova warns the person that it takes several minutes and asks them to confirm before it starts; call it directly.
+- Put in actions every change the task makes (the tool and the recipients, as the person named them): the person approves exactly those, and Sova asks again about any other change inside the task. A task that only reads has no actions.
 - When its report comes back, tell the result briefly.
 
 Never invent the contents of mail, events or documents: use the tools. If a tool fails, say so plainly and offer what you can do instead.`)
@@ -132,7 +136,7 @@ func plannerPrompt(now time.Time) string {
    - decision "reject" when it cannot be done (nextResponse says why, and what is possible).
    - workflowSteps: the 2-7 steps, each a short phrase.
 nextResponse is spoken: short, natural, in the person's language, no Markdown.
-Today is ` + now.Format("Monday, 2 January 2006") + "."
+Today is ` + now.Format("Monday, 2 January 2006") + ".\n\n" + agent.UntrustedRule
 }
 
 func taskPrompt(maxSubtasks int) string {
@@ -140,7 +144,9 @@ func taskPrompt(maxSubtasks int) string {
 }
 
 func subtaskPrompt() string {
-	return `You carry out one subtask of a larger task for the person, with the tools. The person has confirmed the whole task, so changes (sending, creating) are allowed when the subtask asks for them. Use the results of earlier subtasks. Never invent data. End with a short plain statement of what you did and found.`
+	return `You carry out one subtask of a larger task for the person, with the tools. The person approved the task's changes as its description names them (the same tool, the same recipients); any other change you call is held and Sova asks the person first. Use the results of earlier subtasks. Never invent data. End with a short plain statement of what you did and found.
+
+` + agent.UntrustedRule
 }
 
 func reportPrompt() string {

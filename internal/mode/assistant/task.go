@@ -14,6 +14,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mcp"
 	"github.com/sova-ai/sova/internal/mode"
@@ -25,6 +26,9 @@ import (
 type TaskRequest struct {
 	Task    string `json:"task" jsonschema:"the whole task, as the person asked for it"`
 	Context string `json:"context,omitempty" jsonschema:"what the conversation established that the task needs"`
+	// Actions are the changes the task makes, as the person asked for
+	// them: approving the task approves these and nothing else.
+	Actions []Act `json:"actions,omitempty" jsonschema:"every change the task makes (send, create, delete): the tool and its recipients as the person named them; leave it out for a task that only reads"`
 }
 
 // Subtask is one part of a complex task.
@@ -42,6 +46,13 @@ type TaskResult struct {
 	Success  bool      `json:"success"`
 	Report   string    `json:"report"`
 	Subtasks []Subtask `json:"subtasks,omitempty"`
+	// Held are the actions the task waits on: a subtask called an acting
+	// tool its approval does not cover. The task goes on after the
+	// person's decision.
+	Held []Action `json:"held,omitempty"`
+
+	checkpoint *taskCheckpoint // where a held task goes on from
+	request    TaskRequest
 }
 
 type decomposition struct {
@@ -57,8 +68,9 @@ const TaskModeID = "assistant_task"
 
 // TaskMode runs the complex-task agent as a run of its own (POST
 // /api/tasks/execute): detached, followed and cancelled like any run, and
-// continued by a restart from the subtasks already done. Starting it is the
-// confirmation: the task's changes run.
+// continued by a restart from the subtasks already done. Starting it
+// approves the changes the request names (TaskRequest.Actions); any other
+// change pauses the run for the person's decision.
 type TaskMode struct{ m *Mode }
 
 // TaskMode returns the mode of the complex-task agent's own runs.
@@ -69,7 +81,7 @@ func (t *TaskMode) ID() string { return TaskModeID }
 
 // Description implements mode.Mode.
 func (t *TaskMode) Description() string {
-	return "The assistant's complex-task agent on its own (POST /api/tasks/execute): decomposes a large task into subtasks, runs them with the MCP tools without asking again, and reports."
+	return "The assistant's complex-task agent on its own (POST /api/tasks/execute): decomposes a large task into subtasks, runs them with the MCP tools, makes without asking again only the changes the request names, and reports."
 }
 
 // Durable implements mode.Durable: the task's progress is saved in the
@@ -93,16 +105,37 @@ func (t *TaskMode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mo
 	req := TaskRequest{Task: in.Question}
 	var ctxParts []string
 	for _, h := range in.History {
-		if h.Role == llm.RoleSystem && strings.TrimSpace(h.Content) != "" {
-			ctxParts = append(ctxParts, h.Content)
+		if h.Role != llm.RoleSystem || strings.TrimSpace(h.Content) == "" {
+			continue
 		}
+		if acts, ok := strings.CutPrefix(h.Content, taskActsPrefix); ok {
+			if err := json.Unmarshal([]byte(acts), &req.Actions); err != nil {
+				return nil, fmt.Errorf("assistant: the task's actions cannot be read: %w", err)
+			}
+			continue
+		}
+		ctxParts = append(ctxParts, h.Content)
 	}
 	req.Context = strings.Join(ctxParts, "\n")
 	ts := m.toolset(ctx, in.UserID, sink)
 	defer ts.Close()
-	res, err := m.runTask(ctx, in, req, ts, sink)
+	var rs *taskResume
+	if in.Resume != nil {
+		// The person decided about the actions the task held.
+		var held []Action
+		_ = json.Unmarshal(in.Resume.State, &held)
+		approved, ok := decision(in.Resume, held)
+		if !ok {
+			return t.ask(in, sink, held, true), nil
+		}
+		rs = &taskResume{approved: approved}
+	}
+	res, err := m.runTask(ctx, in, req, ts, sink, rs)
 	if err != nil {
 		return nil, err
+	}
+	if len(res.Held) > 0 {
+		return t.ask(in, sink, res.Held, false), nil
 	}
 	steps, _ := json.Marshal(res)
 	if in.Workspace != nil {
@@ -114,12 +147,38 @@ func (t *TaskMode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mo
 	return &mode.Result{Text: res.Report, Report: res.Report, Steps: steps, FinishReason: event.FinishStop}, nil
 }
 
+// ask pauses the task's run with Sova's question about the actions it
+// holds; again says the last answer was not taken as a decision.
+func (t *TaskMode) ask(in mode.Input, sink event.Sink, held []Action, again bool) *mode.Result {
+	code := lang.Detect(in.Question).Code
+	q := agent.Question(code, held)
+	if again {
+		if code == "ru" {
+			q = "Я не понял ответ как согласие, поэтому ничего не сделано. " + q
+		} else {
+			q = "I did not take that as a yes, so nothing was done. " + q
+		}
+	}
+	ids := make([]string, 0, len(held))
+	for _, a := range held {
+		ids = append(ids, a.ID)
+	}
+	b, _ := json.Marshal(map[string]any{"runId": in.RunID, "question": q, "actions": held, "status": "waiting"})
+	sink.Emit(event.Event{Type: event.TypeData, Time: time.Now(), Data: &event.Data{Name: "assistant_confirmation", ID: "confirmation-" + in.RunID, Value: b}})
+	sink.Emit(mode.TextDelta(q))
+	state, _ := json.Marshal(held)
+	return &mode.Result{Text: q, FinishReason: event.FinishStop, Pause: &mode.Pause{Questions: []string{q}, State: state, Actions: ids}}
+}
+
 // TaskMessages are the run messages of a task request: its context (as a
 // system message, which TaskMode reads as the context) and the task.
 func TaskMessages(req TaskRequest) []llm.Message {
 	var msgs []llm.Message
 	if c := strings.TrimSpace(req.Context); c != "" {
 		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: c})
+	}
+	if len(req.Actions) > 0 {
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: actsMessage(req.Actions)})
 	}
 	return append(msgs, llm.Message{Role: llm.RoleUser, Content: req.Task})
 }
@@ -135,6 +194,8 @@ type taskCheckpoint struct {
 	// Current is the subtask under way; Report the report once written.
 	Current *subtaskProgress `json:"current,omitempty"`
 	Report  string           `json:"report,omitempty"`
+	// Held are the actions the subtask under way waits on.
+	Held []Action `json:"held,omitempty"`
 }
 
 // subtaskProgress is the agent of the subtask under way as its last
@@ -186,7 +247,9 @@ func (m *Mode) checkpoint(ctx context.Context, in mode.Input, task string) *task
 			}
 			var cp taskCheckpoint
 			if json.Unmarshal(e.Data.Value, &cp) == nil && cp.Task == task && len(cp.Subtasks) > 0 {
-				cp.Current, cp.Report = nil, "" // not in the parts; a fresh run starts its subtasks again
+				// Not in the parts: a fresh run starts its subtasks again,
+				// and asks again about what they hold.
+				cp.Current, cp.Report, cp.Held = nil, "", nil
 				return &cp
 			}
 		}
@@ -200,7 +263,7 @@ func (m *Mode) checkpoint(ctx context.Context, in mode.Input, task string) *task
 // workspace; a restarted run takes the subtasks already done from there
 // and does not run them again. A subtask that fails is reported, and the
 // task goes on.
-func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *mcp.Toolset, sink event.Sink) (*TaskResult, error) {
+func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *mcp.Toolset, sink event.Sink, rs *taskResume) (*TaskResult, error) {
 	if strings.TrimSpace(req.Task) == "" {
 		return nil, fmt.Errorf("%w: task is required", sova.ErrInvalid)
 	}
@@ -228,7 +291,23 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 	}
 	var subs []Subtask
 	var current *subtaskProgress
-	if cp := m.checkpoint(ctx, in, req.Task); cp != nil {
+	var approved map[string]bool
+	cp := (*taskCheckpoint)(nil)
+	if rs != nil {
+		cp, approved = rs.cp, rs.approved
+	}
+	if cp == nil {
+		cp = m.checkpoint(ctx, in, req.Task)
+	}
+	if cp != nil && len(cp.Held) > 0 {
+		if approved == nil || cp.Current == nil {
+			// No decision yet (a restart): the task waits still.
+			return &TaskResult{Subtasks: cp.Subtasks, Held: cp.Held, checkpoint: cp, request: req}, nil
+		}
+		settle(ctx, cp.Current, cp.Held, approved, ts, sink)
+		cp.Held = nil
+	}
+	if cp != nil {
 		if cp.Report != "" && (cp.State == "done" || cp.State == "failed") {
 			// The run stopped after the report: it is the answer.
 			mode.Status(sink, "task", "The task was finished before the run stopped", "")
@@ -265,10 +344,10 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 		return nil, errors.New("complex task: the task was not decomposed into subtasks")
 	}
 	progress(subs, "running", "")
-	tl := ts.AgentTools()
-	tl = append(tl, m.knowledgeTools(ctx, userID, "", nil)...)
+	tl := untrusted("MCP", ts.AgentTools())
+	tl = append(tl, untrusted("search", m.knowledgeTools(ctx, userID, "", nil))...)
 	if m.d.Search != nil {
-		tl = append(tl, tools.WebSearch(tools.NewRun(tools.Providers{Search: m.d.Search}, nil), tools.WebSearchOptions{Results: 5, Calls: 2, Format: tools.JSON}))
+		tl = append(tl, untrusted("web", []agent.Tool{tools.WebSearch(tools.NewRun(tools.Providers{Search: m.d.Search}, nil), tools.WebSearchOptions{Results: 5, Calls: 2, Format: tools.JSON})})...)
 	}
 	var done strings.Builder
 	failed := 0
@@ -293,16 +372,28 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 			}
 			current = nil
 			sub := subs[i].ID
+			// The approval of the task covers the acts it names and the
+			// actions approved inside it; any other acting call waits.
+			g := &agent.Gate{Allow: scope(req, approved)}
 			out, err := agent.Run(ctx, agent.Config{
 				Model: m.d.Model, Repair: m.d.Fast, Tools: tl, MaxSteps: m.cfg.TaskStepsEach, Temperature: &temp,
 				MaxTokens: m.cfg.MaxTokens, Concurrency: 1, Sink: prefixed(sink, fmt.Sprintf("%s-%d-", id, i+1)),
-				Done: steps,
+				Done: steps, Gate: g,
 				Checkpoint: func(ctx context.Context, steps []agent.Step, msgs []llm.Message) error {
 					save(taskCheckpoint{Task: req.Task, State: "running", Subtasks: subs,
 						Current: &subtaskProgress{ID: sub, Steps: withoutOutputs(steps), Messages: msgs}})
 					return nil // a subtask goes on without its checkpoint (save said why)
 				},
 			}, msgs)
+			if held := g.Held(); err == nil && len(held) > 0 {
+				// The subtask waits for the person; it goes on from here.
+				wait := taskCheckpoint{Task: req.Task, State: "waiting", Subtasks: subs,
+					Current: &subtaskProgress{ID: sub, Steps: out.Steps, Messages: out.Messages}, Held: held}
+				save(wait)
+				b, _ := json.Marshal(taskCheckpoint{Task: req.Task, State: "waiting", Subtasks: subs, Held: held})
+				sink.Emit(event.Event{Type: event.TypeData, Time: time.Now(), Data: &event.Data{Name: "assistant_task", ID: id, Value: b}})
+				return &TaskResult{Subtasks: subs, Held: held, checkpoint: &wait, request: req}, nil
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()

@@ -89,7 +89,7 @@ func TestTaskModeResumesAfterRestart(t *testing.T) {
 	e.mode.d.Runs = runs
 	tm := e.mode.TaskMode()
 	task := "Пригласи участников проекта Восток на встречу во вторник"
-	msgs := TaskMessages(TaskRequest{Task: task, Context: "Участников ищи в почте"})
+	msgs := TaskMessages(TaskRequest{Task: task, Context: "Участников ищи в почте", Actions: []Act{{Tool: "office__create_event"}}})
 
 	// Run 1: decomposed, subtask 1 creates an event, then the server stops
 	// while subtask 2 asks the model.
@@ -185,7 +185,7 @@ func TestTaskModeContinuesAfterItsNodeStopped(t *testing.T) {
 		t.Fatal("assistant_task is not durable")
 	}
 	task := "Назначь две встречи по проекту Восток"
-	msgs := TaskMessages(TaskRequest{Task: task})
+	msgs := TaskMessages(TaskRequest{Task: task, Actions: []Act{{Tool: "office__create_event"}}})
 	ctx1, stop := context.WithCancel(t.Context())
 	defer stop()
 	e.model.Enqueue(
@@ -198,7 +198,7 @@ func TestTaskModeContinuesAfterItsNodeStopped(t *testing.T) {
 		return llmtest.Fail(503, "stopping")
 	})
 	ws := &memWorkspace{}
-	in := mode.Input{RunID: "r1", UserID: user, Question: msgs[len(msgs)-1].Content, Workspace: ws, Now: time.Now()}
+	in := mode.Input{RunID: "r1", UserID: user, Question: msgs[len(msgs)-1].Content, History: msgs[:len(msgs)-1], Workspace: ws, Now: time.Now()}
 	var rec1 eventtest.Recorder
 	if _, err := tm.Run(ctx1, in, &rec1); err == nil {
 		t.Fatal("the stopped run ended without an error")

@@ -32,14 +32,14 @@ func (t *turn) agentTools(name string, g *gate) ([]agent.Tool, string) {
 	var ts []agent.Tool
 	switch name {
 	case Router:
-		ts = append(ts, t.mcpTools(g, true)...)
+		ts = append(ts, t.mcpTools()...)
 		ts = append(ts,
 			handoff("transfer_to_knowledge", Knowledge, "Hand the conversation to the knowledge agent: questions about what was written or discussed in the person's documents and past conversations.", g),
 			handoff("transfer_to_interview", Interview, "Hand the conversation to the interview agent: a new person whose interview is not completed (checkInterviewStatus), or a person who asks to personalise the assistant.", g),
-			t.userInfoTool(), t.interviewStatusTool(), t.supervisorTool(g), t.taskTool(g))
+			t.userInfoTool(), t.interviewStatusTool(), t.supervisorTool(g), t.taskTool())
 		return ts, t.routerPrompt()
 	case Knowledge:
-		ts = append(ts, t.knowledgeTools()...)
+		ts = append(ts, untrusted("search", t.knowledgeTools())...)
 		ts = append(ts, handoff("return_to_router", Router, "Return control to the router: the person wants an action (send, create, schedule) or something outside searching documents and past conversations.", g))
 		return ts, t.knowledgePrompt()
 	case Interview:
@@ -55,18 +55,10 @@ func (t *turn) agentTools(name string, g *gate) ([]agent.Tool, string) {
 	return nil, ""
 }
 
-// mcpTools are the MCP servers' tools: those that change something are
-// gated behind the person's confirmation.
-func (t *turn) mcpTools(g *gate, gate bool) []agent.Tool {
-	var out []agent.Tool
-	for _, x := range t.mcp.Tools {
-		if !x.ReadOnly && gate {
-			out = append(out, gated{Tool: x, g: g})
-		} else {
-			out = append(out, x)
-		}
-	}
-	return out
+// mcpTools are the MCP servers' tools; the loop's gate holds those that
+// change something (agent.Acting) for the person's approval.
+func (t *turn) mcpTools() []agent.Tool {
+	return untrusted("MCP", t.mcp.AgentTools())
 }
 
 // knowledgeTools search the person's spaces and past chats, citing what

@@ -272,12 +272,12 @@ function updateSendButton() {
 
 // ask sends a question (or the answer to a clarifying question) in the
 // current chat and streams the reply.
-function ask(text) {
+function ask(text, decision) {
   // Another chat may still be streaming: it finishes where it is.
   if (isLiveHere()) return;
   const mode = state.mode;
   for (const turn of state.turns) turn.freeze();
-  const turn = new Turn({ question: text, mode, onAnswer: (answer) => ask(answer), actions: turnActions });
+  const turn = new Turn({ question: text, mode, onAnswer: (answer, decision) => ask(answer, decision), actions: turnActions });
   turn.onRender = () => stickToBottom();
   state.turns.push(turn);
   el.hero.hidden = true;
@@ -290,6 +290,9 @@ function ask(text) {
     timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
   };
   if (state.chatId) body.id = state.chatId;
+  // A decision about held actions names them by id (approve, decline).
+  if (decision && Array.isArray(decision.approve)) body.approve = decision.approve;
+  if (decision && Array.isArray(decision.decline)) body.decline = decision.decline;
   const selected = spaces.selectedIds();
   if (selected.length) body.spaces = selected;
   return runLive(turn, (signal) => api.search(body, signal));
@@ -461,7 +464,7 @@ async function openChat(id, push) {
       turns.push(state.live.turn);
       continue;
     }
-    const turn = Turn.fromStored(m, next, { onAnswer: (answer) => ask(answer), actions: turnActions });
+    const turn = Turn.fromStored(m, next, { onAnswer: (answer, decision) => ask(answer, decision), actions: turnActions });
     if (last && !next) pending = turn;
     turns.push(turn);
   }

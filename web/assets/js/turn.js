@@ -138,7 +138,7 @@ export class Turn {
     // in the AI SDK; parts without one accumulate.
     const key = id ? `${name}\u0000${id}` : `${name}\u0000#${this.seq++}`;
     this.extras.set(key, { name, data: d });
-    this.mark(name === 'clarification' || name === 'report' || name === 'followups' ? 'extras' : 'steps');
+    this.mark(name === 'clarification' || name === 'report' || name === 'followups' || name === 'assistant_confirmation' ? 'extras' : 'steps');
     // The questions of a clarification show in its card, not twice.
     if (name === 'clarification') this.mark('answer', 'foot');
   }
@@ -375,7 +375,8 @@ export class Turn {
 
   renderSteps() {
     const statuses = [...this.statuses.values()];
-    const generic = [...this.extras.entries()].filter(([, x]) => x.name !== 'clarification' && x.name !== 'report');
+    // A confirmation is a card of its own, outside the Steps panel.
+    const generic = [...this.extras.entries()].filter(([, x]) => x.name !== 'clarification' && x.name !== 'report' && x.name !== 'assistant_confirmation');
     const hasWork = this.queries.size || this.pages.size || this.tools.size || generic.length || this.reasoning;
     const show = this.running ? statuses.length || hasWork : hasWork;
     this.stepsEl.hidden = !show;
@@ -549,6 +550,14 @@ export class Turn {
     const confirms = [...this.extras.values()].some((x) => x.name === 'assistant_confirmation');
     for (const [key, x] of this.extras) {
       if (x.name === 'clarification' && !confirms) cards.push(this.clarifyCard(key, x.data));
+      else if (x.name === 'assistant_confirmation') {
+        // The held actions and the Yes/No buttons, which send the decision
+        // with the actions' ids (views/assistant.js).
+        const decide = (text, decision) => { this.freeze(); this.onAnswer(text, decision); };
+        const view = partView(x.name)?.view;
+        const el = this.keyed('confirm:' + key, JSON.stringify([x.data, this.frozen]), () => safeView(view, x.data, key, { decide, frozen: this.frozen }));
+        if (el) cards.push(el);
+      }
       else if (x.name === 'report') cards.push(this.keyed('report:' + key, JSON.stringify(x.data), () => reportCard(x.data)));
       else if (x.name === 'followups' && !this.frozen && this.actions.followUp) {
         const chips = followUpChips(x.data?.questions, (q) => this.actions.followUp(q));
@@ -675,10 +684,12 @@ function pageRow(p) {
 }
 
 function toolRow(tool) {
-  const st = tool.error ? icon('alert', 'bad') : tool.output === undefined ? spinner() : icon('check');
+  // A call the action gate held has not run: it shows as held, not done.
+  const held = tool.output && typeof tool.output === 'object' && tool.output.status === 'awaiting_confirmation';
+  const st = tool.error ? icon('alert', 'bad') : tool.output === undefined ? spinner() : held ? icon('question') : icon('check');
   const view = toolView(tool.name);
   const result = view && tool.output !== undefined && !tool.error ? safeView(view, tool) : null;
-  return h('div', { class: 'step tool', dataset: { tool: tool.name || '' } },
+  return h('div', { class: ['step', 'tool', held && 'held'], dataset: { tool: tool.name || '' } },
     h('span', { class: 'step-icon' }, st),
     h('div', { class: 'step-main' },
       h('div', { class: 'step-title' }, tool.title || t('tool', { name: humanize(tool.name) || '?' })),

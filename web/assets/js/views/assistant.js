@@ -1,7 +1,7 @@
 // Views of the assistant mode (seed 004): which agent speaks, hand-offs
-// and returns, the person's confirmation of an action (buttons that send
-// "yes" or "no" as the next message), the planning agent's plan and the
-// complex task's progress.
+// and returns, the person's decision about held actions (a card outside the
+// Steps panel whose buttons send the decision with the actions' ids), the
+// planning agent's plan and the complex task's progress.
 import { h, icon } from '../dom.js';
 import { addStrings, t } from '../i18n.js';
 import { registerPartView } from '../views.js';
@@ -11,14 +11,16 @@ addStrings({
   agent_planner: 'Planning agent', agent_task: 'Complex-task agent',
   asstSpeaking: 'speaks', asstHandoff: 'hands off to', asstReturn: 'returns control to', asstDelegate: 'delegates to',
   asstConfirmTitle: 'Confirm the action', asstYes: 'Yes, do it', asstNo: 'No',
-  asstConfirmed: 'Confirmed', asstDeclined: 'Declined', asstPlan: 'Plan', asstTask: 'Complex task',
+  asstConfirmed: 'Confirmed', asstDeclined: 'Declined', asstPartial: 'Partly confirmed', asstPlan: 'Plan', asstTask: 'Complex task',
+  asstTo: 'To', asstSubject: 'Subject', asstTime: 'Time', asstText: 'Text', asstHeld: 'Not done yet: waits for your decision',
   asstDecision_approve: 'done', asstDecision_confirm: 'waits for your confirmation', asstDecision_clarify: 'needs your answer', asstDecision_reject: 'cannot be done',
 }, {
   agent_router: 'Ассистент', agent_knowledge: 'Агент знаний', agent_interview: 'Агент-интервьюер',
   agent_planner: 'Агент планирования', agent_task: 'Агент сложных задач',
   asstSpeaking: 'говорит', asstHandoff: 'передаёт разговор', asstReturn: 'возвращает управление', asstDelegate: 'поручает',
   asstConfirmTitle: 'Подтвердите действие', asstYes: 'Да, выполнить', asstNo: 'Нет',
-  asstConfirmed: 'Подтверждено', asstDeclined: 'Отклонено', asstPlan: 'План', asstTask: 'Сложная задача',
+  asstConfirmed: 'Подтверждено', asstDeclined: 'Отклонено', asstPartial: 'Подтверждено частично', asstPlan: 'План', asstTask: 'Сложная задача',
+  asstTo: 'Кому', asstSubject: 'Тема', asstTime: 'Время', asstText: 'Текст', asstHeld: 'Ещё не выполнено: ждёт вашего решения',
   asstDecision_approve: 'выполнено', asstDecision_confirm: 'ждёт подтверждения', asstDecision_clarify: 'нужен ваш ответ', asstDecision_reject: 'невозможно',
 });
 
@@ -42,32 +44,38 @@ registerPartView('assistant_handoff', (d) => {
     agentBadge(d.to), typeof d.reason === 'string' && d.reason ? h('span', { class: 'asst-reason' }, d.reason) : null);
 });
 
-// answer sends text as the next message of the chat, through the composer.
-function answer(text) {
-  const input = document.getElementById('input');
-  const form = document.getElementById('composer');
-  if (!input || !form) return;
-  input.value = text;
-  form.requestSubmit();
+// actionItem shows a held action as a person reads it: what it is, whom it
+// reaches, its subject, time and text (Sova read them from its arguments).
+function actionItem(a) {
+  const v = a.view && typeof a.view === 'object' ? a.view : {};
+  const row = (label, value) => (value ? h('div', { class: 'asst-field' }, h('span', { class: 'muted' }, t(label) + ': '), h('span', null, value)) : null);
+  const to = Array.isArray(v.recipients) ? v.recipients.filter((x) => typeof x === 'string').join(', ') : '';
+  return h('li', { class: 'asst-action', dataset: { id: typeof a.id === 'string' ? a.id : '' } },
+    h('strong', null, typeof a.title === 'string' ? a.title : a.tool),
+    row('asstTo', to), row('asstSubject', typeof v.subject === 'string' ? v.subject : ''),
+    row('asstTime', typeof v.time === 'string' ? v.time : ''), row('asstText', typeof v.excerpt === 'string' ? v.excerpt : ''));
 }
 
-registerPartView('assistant_confirmation', (d) => {
+// The card is placed by the turn outside the Steps panel; ctx.decide sends
+// the decision (a label for the chat, and the action ids).
+registerPartView('assistant_confirmation', (d, _key, ctx) => {
   if (!d || !Array.isArray(d.actions)) return null;
-  const actions = h('ul', { class: 'asst-actions' }, d.actions.filter((a) => a && typeof a.tool === 'string').map((a) =>
-    h('li', null, h('strong', null, typeof a.title === 'string' ? a.title : a.tool),
-      a.args && typeof a.args === 'object' ? h('code', { class: 'asst-args' }, JSON.stringify(a.args)) : null)));
+  const list = d.actions.filter((a) => a && typeof a.tool === 'string');
   const card = h('div', { class: 'card asst-confirm', dataset: { status: String(d.status || '') } },
     h('div', { class: 'card-head' }, icon('question'), h('span', null, t('asstConfirmTitle'))),
-    typeof d.question === 'string' ? h('p', null, d.question) : null, actions);
-  if (d.status === 'waiting') {
+    d.status === 'waiting' ? h('p', { class: 'muted' }, t('asstHeld')) : null,
+    h('ul', { class: 'asst-actions' }, list.map(actionItem)));
+  const ids = list.map((a) => a.id).filter((id) => typeof id === 'string');
+  if (d.status === 'waiting' && ctx && typeof ctx.decide === 'function' && !ctx.frozen && ids.length) {
     const yes = h('button', { class: 'btn primary asst-yes', type: 'button' }, t('asstYes'));
     const no = h('button', { class: 'btn asst-no', type: 'button' }, t('asstNo'));
-    const done = (text) => { yes.disabled = no.disabled = true; answer(text); };
-    yes.addEventListener('click', () => done(t('asstYes').startsWith('Да') ? 'да' : 'yes'));
-    no.addEventListener('click', () => done(t('asstNo') === 'Нет' ? 'нет' : 'no'));
+    const done = (label, decision) => { yes.disabled = no.disabled = true; ctx.decide(label, decision); };
+    yes.addEventListener('click', () => done(t('asstYes'), { approve: ids }));
+    no.addEventListener('click', () => done(t('asstNo'), { decline: ids }));
     card.append(h('div', { class: 'clarify-actions' }, no, yes));
-  } else if (d.status === 'confirmed' || d.status === 'declined') {
-    card.querySelector('.card-head').append(h('span', { class: 'badge' }, t(d.status === 'confirmed' ? 'asstConfirmed' : 'asstDeclined')));
+  } else if (d.status === 'confirmed' || d.status === 'declined' || d.status === 'partial') {
+    const label = { confirmed: 'asstConfirmed', declined: 'asstDeclined', partial: 'asstPartial' }[d.status];
+    card.querySelector('.card-head').append(h('span', { class: 'badge' }, t(label)));
   }
   return card;
 });
