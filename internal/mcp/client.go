@@ -18,6 +18,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/agent"
 )
 
@@ -127,27 +129,44 @@ func (t *Toolset) Find(name string) *Tool {
 	return nil
 }
 
-// Tools connects to the admin's servers and the user's, and lists their
-// tools, in parallel. A server that cannot be reached or listed in time is
-// a Problem, never an error: the run goes on with the others. A user's
-// server named like an admin's is skipped.
-func (c *Client) Tools(ctx context.Context, user []Server) *Toolset {
+// Permitted returns the admin's servers that u may use (Server.Permits).
+func (c *Client) Permitted(u sova.User) []Server {
+	var out []Server
+	for _, s := range c.admin {
+		if s.Permits(u) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Tools connects to the admin's servers that u may use and to u's own
+// servers (own, read from u's list), and lists their tools, in parallel.
+// A server that cannot be reached or listed in time is a Problem, never
+// an error: the run goes on with the others. A user's server named like
+// an admin's is skipped. An anonymous visitor (or a context without a
+// user) gets no server at all.
+func (c *Client) Tools(ctx context.Context, u sova.User, own []Server) *Toolset {
 	type listed struct {
 		tools   []*Tool
 		owned   *sdk.ClientSession
 		problem *Problem
 	}
-	servers := slices.Clone(c.admin)
-	for _, u := range user {
-		if slices.ContainsFunc(c.admin, func(a Server) bool { return a.Name == u.Name }) {
+	if u.ID == "" || u.Role == sova.RoleAnonymous {
+		return &Toolset{}
+	}
+	servers := c.Permitted(u)
+	nAdmin := len(servers)
+	for _, o := range own {
+		if slices.ContainsFunc(c.admin, func(a Server) bool { return a.Name == o.Name }) {
 			continue
 		}
-		servers = append(servers, u)
+		servers = append(servers, o)
 	}
 	res := make([]listed, len(servers))
 	var wg sync.WaitGroup
 	for i, s := range servers {
-		isAdmin := i < len(c.admin)
+		isAdmin := i < nAdmin
 		wg.Go(func() {
 			lctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
 			defer cancel()

@@ -234,10 +234,13 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	return res, nil
 }
 
-// toolset connects the admin's and the person's MCP servers; those that
-// fail are reported and left out.
+// toolset connects the admin's servers the person may use and the
+// person's own MCP servers; those that fail are reported and left out.
+// Whom the run acts for is the context's user (its role and name decide
+// which of the admin's servers it gets); anonymous visitors get none.
 func (m *Mode) toolset(ctx context.Context, userID string, sink event.Sink) *mcp.Toolset {
-	if m.d.MCP == nil {
+	user, ok := sova.UserFrom(ctx)
+	if m.d.MCP == nil || !ok || user.ID != userID || user.Role == sova.RoleAnonymous {
 		return &mcp.Toolset{}
 	}
 	var own []mcp.Server
@@ -250,7 +253,7 @@ func (m *Mode) toolset(ctx context.Context, userID string, sink event.Sink) *mcp
 			own = append(own, mcp.Server{Name: s.Name, URL: s.URL, Headers: s.Headers})
 		}
 	}
-	ts := m.d.MCP.Tools(ctx, own)
+	ts := m.d.MCP.Tools(ctx, user, own)
 	for _, p := range ts.Problems {
 		mode.Status(sink, "mcp", "MCP server "+p.Server+" is unavailable", p.Error)
 	}
