@@ -125,8 +125,10 @@ type turn struct {
 	sink     event.Sink
 	language lang.Language
 	mcp      *mcp.Toolset
-	cites    *tools.Citations
-	settings sova.UserSettings
+	// anonymous is a visitor without an account: no planner, no tasks.
+	anonymous bool
+	cites     *tools.Citations
+	settings  sova.UserSettings
 	// transcript is what each agent said in this turn, in order.
 	transcript []said
 	text       strings.Builder
@@ -168,6 +170,9 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	}
 	t.mcp = m.toolset(ctx, in.UserID, sink)
 	defer t.mcp.Close()
+	if u, ok := sova.UserFrom(ctx); !ok || u.Role == sova.RoleAnonymous {
+		t.anonymous = true
+	}
 
 	var (
 		next  = Router
