@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -340,4 +341,86 @@ func TestToolsOfferedByAccount(t *testing.T) {
 	if got := c.Permitted(sova.User{ID: "f", Role: sova.RoleFree}); len(got) != 0 {
 		t.Errorf("permitted to a free account: %v", got)
 	}
+}
+
+// A server that forgets its sessions mid-run (it restarted) answers 404;
+// the client opens a new session and calls once more, for the admin's
+// shared sessions and a user's own alike, whether the 404 is plain text
+// (the Go SDK) or carries a JSON-RPC error (the Python SDK). The
+// server's other tools go on with the new session, and the next run's
+// listing reopens a forgotten shared session too.
+func TestForgottenSessionIsReopened(t *testing.T) {
+	for _, jsonBody := range []bool{false, true} {
+		for _, own := range []bool{false, true} {
+			t.Run(fmt.Sprintf("json=%v/own=%v", jsonBody, own), func(t *testing.T) {
+				office := mcptest.NewOffice(t)
+				var c *mcp.Client
+				var ts *mcp.Toolset
+				if own {
+					c = mcp.NewClient(nil, mcp.Options{Timeout: 5 * time.Second, AllowHosts: []string{"127.0.0.1"}})
+					ts = c.Tools(context.Background(), local, []mcp.Server{office.Server("office")})
+				} else {
+					c = mcp.NewClient([]mcp.Server{office.Server("office")}, mcp.Options{Timeout: 5 * time.Second})
+					ts = c.Tools(context.Background(), local, nil)
+				}
+				defer c.Close()
+				defer ts.Close()
+				if len(ts.Problems) > 0 {
+					t.Fatal(ts.Problems)
+				}
+				if _, err := call(t, ts, "office__list_emails", map[string]string{}); err != nil {
+					t.Fatal(err)
+				}
+				sessions := office.Sessions()
+				office.Forget(jsonBody)
+				text, err := call(t, ts, "office__send_email", map[string]string{"to": "anna@example.com", "subject": "Восток", "body": "Да"})
+				if err != nil {
+					t.Fatalf("the call after the server forgot: %v", err)
+				}
+				if len(office.Sent()) != 1 || office.Sessions() != sessions+1 {
+					t.Fatalf("sent %d (%q), sessions %d → %d", len(office.Sent()), text, sessions, office.Sessions())
+				}
+				// The server's other tools use the new session.
+				if _, err := call(t, ts, "office__list_events", map[string]string{}); err != nil || office.Sessions() != sessions+1 {
+					t.Fatalf("another tool: %v, sessions %d", err, office.Sessions())
+				}
+				if own {
+					return
+				}
+				// The next run lists with a new session after another restart.
+				office.Forget(jsonBody)
+				ts2 := c.Tools(context.Background(), local, nil)
+				defer ts2.Close()
+				if len(ts2.Problems) > 0 || ts2.Find("office__list_emails") == nil {
+					t.Fatalf("next run: problems %v", ts2.Problems)
+				}
+				if _, err := call(t, ts2, "office__list_emails", map[string]string{}); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// A server that forgets the new session as well gets no third try: the
+// call fails with an error the model reads, and nothing ran twice.
+func TestForgottenSessionRetriedOnce(t *testing.T) {
+	office := mcptest.NewOffice(t)
+	c := mcp.NewClient([]mcp.Server{office.Server("office")}, mcp.Options{Timeout: 5 * time.Second})
+	defer c.Close()
+	ts := c.Tools(context.Background(), local, nil)
+	defer ts.Close()
+	if _, err := call(t, ts, "office__list_emails", map[string]string{}); err != nil {
+		t.Fatal(err)
+	}
+	calls := office.Calls()
+	office.Amnesia()
+	_, err := call(t, ts, "office__send_email", map[string]string{"to": "anna@example.com", "subject": "x", "body": "y"})
+	if err == nil || !strings.Contains(err.Error(), "office") {
+		t.Fatalf("err = %v", err)
+	}
+	if office.Calls() != calls || len(office.Sent()) != 0 {
+		t.Fatalf("the tool ran %d times", office.Calls()-calls)
+	}
+	t.Log(err)
 }
