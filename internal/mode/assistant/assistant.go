@@ -312,6 +312,7 @@ func (t *turn) speak(agentName string) {
 func (t *turn) runAgent(ctx context.Context, name string, msgs []llm.Message, note string) (string, string, *mode.Pause, error) {
 	gate := &gate{}
 	ts, prompt := t.agentTools(name, gate)
+	ts = t.forAccount(ts)
 	if msgs == nil {
 		msgs = []llm.Message{{Role: llm.RoleSystem, Content: prompt}}
 		msgs = append(msgs, mode.LastMessages(t.in.History, t.m.cfg.HistoryLimit)...)

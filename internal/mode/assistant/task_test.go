@@ -186,7 +186,7 @@ func TestTaskModeContinuesAfterItsNodeStopped(t *testing.T) {
 	}
 	task := "Назначь две встречи по проекту Восток"
 	msgs := TaskMessages(TaskRequest{Task: task})
-	ctx1, stop := context.WithCancel(asUser(t.Context()))
+	ctx1, stop := context.WithCancel(t.Context())
 	defer stop()
 	e.model.Enqueue(
 		llmtest.Text(`{"subtasks":[{"title":"Первая встреча","instructions":"create_event Восток-1"},{"title":"Вторая встреча","instructions":"create_event Восток-2"},{"title":"Итог","instructions":"подведи итог"}]}`),
@@ -200,7 +200,7 @@ func TestTaskModeContinuesAfterItsNodeStopped(t *testing.T) {
 	ws := &memWorkspace{}
 	in := mode.Input{RunID: "r1", UserID: user, Question: msgs[len(msgs)-1].Content, Workspace: ws, Now: time.Now()}
 	var rec1 eventtest.Recorder
-	if _, err := tm.Run(ctx1, in, &rec1); err == nil {
+	if _, err := tm.Run(asUser(ctx1), in, &rec1); err == nil {
 		t.Fatal("the stopped run ended without an error")
 	}
 	if n := len(e.office.Events()); n != 2 {

@@ -36,10 +36,7 @@ func (t *turn) agentTools(name string, g *gate) ([]agent.Tool, string) {
 		ts = append(ts,
 			handoff("transfer_to_knowledge", Knowledge, "Hand the conversation to the knowledge agent: questions about what was written or discussed in the person's documents and past conversations.", g),
 			handoff("transfer_to_interview", Interview, "Hand the conversation to the interview agent: a new person whose interview is not completed (checkInterviewStatus), or a person who asks to personalise the assistant.", g),
-			t.userInfoTool(), t.interviewStatusTool())
-		if !t.anonymous { // the planner and tasks need an account
-			ts = append(ts, t.supervisorTool(g), t.taskTool(g))
-		}
+			t.userInfoTool(), t.interviewStatusTool(), t.supervisorTool(g), t.taskTool(g))
 		return ts, t.routerPrompt()
 	case Knowledge:
 		ts = append(ts, t.knowledgeTools()...)
