@@ -20,6 +20,11 @@ type Accounts struct {
 	Anonymous      bool          `env:"SOVA_ANONYMOUS"`
 	TrustedProxies []string      `env:"SOVA_TRUSTED_PROXIES" envSeparator:","`
 	SessionTTL     time.Duration `env:"SOVA_SESSION_TTL" envDefault:"720h"`
+	// ProFeatures keeps connecting a space to a source (connectors) and
+	// custom instructions for pro accounts and administrators (000 §6.2);
+	// false gives them to free accounts too. Without accounts it changes
+	// nothing: the local user has them.
+	ProFeatures bool `env:"SOVA_PRO_FEATURES" envDefault:"true"`
 
 	// Daily limits (000 §6.2); -1 is unlimited. Days are UTC days.
 	LimitFreeMessages      int `env:"SOVA_LIMIT_FREE_MESSAGES" envDefault:"100"`

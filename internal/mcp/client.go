@@ -13,10 +13,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/agent"
 )
@@ -47,7 +50,7 @@ type Client struct {
 	user  *http.Client // for users' servers: private addresses refused
 
 	mu       sync.Mutex
-	sessions map[string]*sdk.ClientSession // admin server name → session
+	sessions map[string]*conn // admin server name → session
 }
 
 // NewClient returns a client of the admin's servers.
@@ -68,7 +71,7 @@ func NewClient(admin []Server, opt Options) *Client {
 		opt: opt, admin: admin,
 		sdk:      sdk.NewClient(&sdk.Implementation{Name: "sova", Version: opt.Version}, nil),
 		user:     &http.Client{Transport: guardedTransport(opt.AllowHosts)},
-		sessions: map[string]*sdk.ClientSession{},
+		sessions: map[string]*conn{},
 	}
 }
 
@@ -80,8 +83,8 @@ func (c *Client) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var errs []error
-	for name, s := range c.sessions {
-		errs = append(errs, s.Close())
+	for name, cn := range c.sessions {
+		errs = append(errs, cn.sess.Close())
 		delete(c.sessions, name)
 	}
 	return errors.Join(errs...)
@@ -97,13 +100,13 @@ type Problem struct {
 type Toolset struct {
 	Tools    []*Tool
 	Problems []Problem
-	owned    []*sdk.ClientSession
+	owned    []*link
 }
 
 // Close ends the sessions of users' servers.
 func (t *Toolset) Close() {
-	for _, s := range t.owned {
-		_ = s.Close()
+	for _, l := range t.owned {
+		_ = l.current().sess.Close()
 	}
 	t.owned = nil
 }
@@ -127,48 +130,70 @@ func (t *Toolset) Find(name string) *Tool {
 	return nil
 }
 
-// Tools connects to the admin's servers and the user's, and lists their
-// tools, in parallel. A server that cannot be reached or listed in time is
-// a Problem, never an error: the run goes on with the others. A user's
-// server named like an admin's is skipped.
-func (c *Client) Tools(ctx context.Context, user []Server) *Toolset {
+// Permitted returns the admin's servers that u may use (Server.Permits).
+func (c *Client) Permitted(u sova.User) []Server {
+	var out []Server
+	for _, s := range c.admin {
+		if s.Permits(u) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Tools connects to the admin's servers that u may use and to u's own
+// servers (own, read from u's list), and lists their tools, in parallel.
+// A server that cannot be reached or listed in time is a Problem, never
+// an error: the run goes on with the others. A user's server named like
+// an admin's is skipped. An anonymous visitor (or a context without a
+// user) gets no server at all.
+func (c *Client) Tools(ctx context.Context, u sova.User, own []Server) *Toolset {
 	type listed struct {
 		tools   []*Tool
-		owned   *sdk.ClientSession
+		owned   *link
 		problem *Problem
 	}
-	servers := slices.Clone(c.admin)
-	for _, u := range user {
-		if slices.ContainsFunc(c.admin, func(a Server) bool { return a.Name == u.Name }) {
+	if u.ID == "" || u.Role == sova.RoleAnonymous {
+		return &Toolset{}
+	}
+	servers := c.Permitted(u)
+	nAdmin := len(servers)
+	for _, o := range own {
+		if slices.ContainsFunc(c.admin, func(a Server) bool { return a.Name == o.Name }) {
 			continue
 		}
-		servers = append(servers, u)
+		servers = append(servers, o)
 	}
 	res := make([]listed, len(servers))
 	var wg sync.WaitGroup
 	for i, s := range servers {
-		isAdmin := i < len(c.admin)
+		isAdmin := i < nAdmin
 		wg.Go(func() {
 			lctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
 			defer cancel()
-			var (
-				sess *sdk.ClientSession
-				err  error
-			)
+			l := &link{c: c, s: s, hc: c.user, shared: isAdmin}
+			var err error
 			if isAdmin {
-				sess, err = c.shared(lctx, s)
+				l.cn, err = c.shared(lctx, s)
 			} else {
-				sess, err = c.connect(lctx, s, c.user)
-				if err == nil {
-					res[i].owned = sess
-				}
+				l.cn, err = c.connect(lctx, s, c.user)
 			}
 			if err == nil {
-				res[i].tools, err = c.list(lctx, s, sess, isAdmin)
+				res[i].tools, err = c.list(lctx, l)
+				if err != nil && l.cn.forgotten(err) {
+					// A shared session the server forgot (it restarted
+					// since the last run): a new one, listed once more.
+					if _, rerr := l.reopen(lctx, l.cn); rerr == nil {
+						res[i].tools, err = c.list(lctx, l)
+					}
+				}
+				if !isAdmin {
+					res[i].owned = l
+				}
 			}
 			if err != nil {
-				if isAdmin {
-					c.drop(s.Name, sess)
+				if isAdmin && l.cn != nil {
+					c.drop(s.Name, l.current())
 				}
 				c.opt.Logger.Warn("MCP server unavailable", "server", s.Name, "err", err)
 				res[i].problem = &Problem{Server: s.Name, Error: describe(lctx, s, err, c.opt.Timeout)}
@@ -204,41 +229,141 @@ func describe(ctx context.Context, s Server, err error, timeout time.Duration) s
 
 // shared returns the session of an admin's server, connecting it first
 // when there is none.
-func (c *Client) shared(ctx context.Context, s Server) (*sdk.ClientSession, error) {
+func (c *Client) shared(ctx context.Context, s Server) (*conn, error) {
 	c.mu.Lock()
-	sess := c.sessions[s.Name]
+	cn := c.sessions[s.Name]
 	c.mu.Unlock()
-	if sess != nil {
-		return sess, nil
+	if cn != nil {
+		return cn, nil
 	}
-	sess, err := c.connect(ctx, s, http.DefaultClient)
+	cn, err := c.connect(ctx, s, http.DefaultClient)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old := c.sessions[s.Name]; old != nil { // connected meanwhile by another run
-		_ = sess.Close()
+		_ = cn.sess.Close()
 		return old, nil
 	}
-	c.sessions[s.Name] = sess
-	return sess, nil
+	c.sessions[s.Name] = cn
+	return cn, nil
 }
 
 // drop forgets a shared session that failed, so the next run reconnects.
-func (c *Client) drop(name string, sess *sdk.ClientSession) {
-	if sess == nil {
+func (c *Client) drop(name string, cn *conn) {
+	if cn == nil {
 		return
 	}
 	c.mu.Lock()
-	if c.sessions[name] == sess {
+	if c.sessions[name] == cn {
 		delete(c.sessions, name)
 	}
 	c.mu.Unlock()
-	_ = sess.Close()
+	_ = cn.sess.Close()
 }
 
-func (c *Client) connect(ctx context.Context, s Server, hc *http.Client) (*sdk.ClientSession, error) {
+// conn is one session with a server, and whether the server answered 404
+// to a request naming it: it forgot the session (it restarted, or ended
+// it), and the MCP specification (Streamable HTTP, session management)
+// asks the client to open a new one.
+type conn struct {
+	sess   *sdk.ClientSession
+	forgot atomic.Bool
+}
+
+// forgotten reports whether err, from a request on cn, means the server
+// no longer knows the session. The SDK says so (ErrSessionMissing) only
+// for a 404 whose body is no JSON-RPC response; servers that answer 404
+// with one (the Python SDK's) are seen by the transport (sessionWatch).
+func (cn *conn) forgotten(err error) bool {
+	return err != nil && (errors.Is(err, sdk.ErrSessionMissing) || cn.forgot.Load())
+}
+
+// sessionWatch marks a conn forgotten when a request naming its session
+// is answered 404.
+type sessionWatch struct {
+	base   http.RoundTripper
+	forgot *atomic.Bool
+}
+
+func (w sessionWatch) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := w.base.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusNotFound && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") != "" {
+		w.forgot.Store(true)
+	}
+	return resp, err
+}
+
+// link is a run's way to one server's session: the server's tools share
+// it, and the first call that finds the session forgotten opens a new one
+// for all of them.
+type link struct {
+	c      *Client
+	s      Server
+	hc     *http.Client // for users' servers
+	shared bool
+
+	mu sync.Mutex
+	cn *conn
+}
+
+func (l *link) current() *conn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cn
+}
+
+// reopen replaces the forgotten session old with a new one; a call that
+// finds it replaced already uses the new one.
+func (l *link) reopen(ctx context.Context, old *conn) (*conn, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cn != old {
+		return l.cn, nil
+	}
+	var (
+		cn  *conn
+		err error
+	)
+	if l.shared {
+		l.c.drop(l.s.Name, old) // unless another run replaced it already
+		cn, err = l.c.shared(ctx, l.s)
+	} else {
+		cn, err = l.c.connect(ctx, l.s, l.hc)
+		if err == nil {
+			_ = old.sess.Close()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.cn = cn
+	return cn, nil
+}
+
+// call calls a tool; when the server forgot the session, it opens a new
+// one and calls once more (the server did not run the call it answered
+// 404: the request named a session it did not know).
+func (l *link) call(ctx context.Context, p *sdk.CallToolParams) (*sdk.CallToolResult, error) {
+	cn := l.current()
+	res, err := cn.sess.CallTool(ctx, p)
+	if cn.forgotten(err) && ctx.Err() == nil {
+		l.c.opt.Logger.Info("MCP server forgot the session; opening a new one", "server", l.s.Name)
+		var rerr error
+		if cn, rerr = l.reopen(ctx, cn); rerr != nil {
+			return nil, fmt.Errorf("the server forgot the session and a new one could not be opened: %w", rerr)
+		}
+		res, err = cn.sess.CallTool(ctx, p)
+	}
+	if err != nil && l.shared && errors.Is(err, sdk.ErrConnectionClosed) {
+		l.c.drop(l.s.Name, cn)
+	}
+	return res, err
+}
+
+func (c *Client) connect(ctx context.Context, s Server, hc *http.Client) (*conn, error) {
+	cn := &conn{}
 	var t sdk.Transport
 	if s.Stdio() {
 		// The process outlives this call's context: it is ended by
@@ -250,17 +375,20 @@ func (c *Client) connect(ctx context.Context, s Server, hc *http.Client) (*sdk.C
 		}
 		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	} else {
-		client := hc
+		base := transportOf(hc)
 		if len(s.Headers) > 0 {
-			client = &http.Client{Transport: headerTransport{base: transportOf(hc), headers: maps.Clone(s.Headers)}}
+			base = headerTransport{base: base, headers: maps.Clone(s.Headers)}
 		}
-		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: client, MaxRetries: 1, DisableStandaloneSSE: true}
+		client := *hc
+		client.Transport = sessionWatch{base: base, forgot: &cn.forgot}
+		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &client, MaxRetries: 1, DisableStandaloneSSE: true}
 	}
 	sess, err := c.sdk.Connect(ctx, t, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connecting: %w", err)
 	}
-	return sess, nil
+	cn.sess = sess
+	return cn, nil
 }
 
 func transportOf(hc *http.Client) http.RoundTripper {
@@ -285,16 +413,16 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.base.RoundTrip(r)
 }
 
-func (c *Client) list(ctx context.Context, s Server, sess *sdk.ClientSession, shared bool) ([]*Tool, error) {
+func (c *Client) list(ctx context.Context, l *link) ([]*Tool, error) {
 	var out []*Tool
-	for t, err := range sess.Tools(ctx, nil) {
+	for t, err := range l.current().sess.Tools(ctx, nil) {
 		if err != nil {
 			return nil, fmt.Errorf("listing tools: %w", err)
 		}
 		if len(out) >= 200 {
 			break
 		}
-		out = append(out, c.newTool(s, t, sess, shared))
+		out = append(out, c.newTool(l.s, t, l))
 	}
 	return out, nil
 }
@@ -313,12 +441,11 @@ type Tool struct {
 	ReadOnly bool
 	schema   *jsonschema.Schema
 
-	c      *Client
-	sess   *sdk.ClientSession
-	shared bool
+	c    *Client
+	link *link
 }
 
-func (c *Client) newTool(s Server, t *sdk.Tool, sess *sdk.ClientSession, shared bool) *Tool {
+func (c *Client) newTool(s Server, t *sdk.Tool, l *link) *Tool {
 	full := s.Name + "__" + sanitize(t.Name)
 	if len(full) > 64 {
 		full = full[:64]
@@ -340,7 +467,7 @@ func (c *Client) newTool(s Server, t *sdk.Tool, sess *sdk.ClientSession, shared 
 		Server: s.Name, Remote: t.Name, FullName: full, Label: title,
 		Desc:     fmt.Sprintf("[%s] %s", s.Name, mcpClip(desc, 1000)),
 		ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
-		schema:   schemaOf(t.InputSchema), c: c, sess: sess, shared: shared,
+		schema:   schemaOf(t.InputSchema), c: c, link: l,
 	}
 }
 
@@ -418,13 +545,10 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (agent.Output, err
 			return agent.Output{}, fmt.Errorf("arguments of %s: %w", t.FullName, err)
 		}
 	}
-	res, err := t.sess.CallTool(ctx, &sdk.CallToolParams{Name: t.Remote, Arguments: a})
+	res, err := t.link.call(ctx, &sdk.CallToolParams{Name: t.Remote, Arguments: a})
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return agent.Output{}, fmt.Errorf("the MCP server %s did not answer %s within %s (SOVA_MCP_TIMEOUT)", t.Server, t.Remote, t.c.opt.Timeout)
-		}
-		if t.shared && errors.Is(err, sdk.ErrConnectionClosed) {
-			t.c.drop(t.Server, t.sess)
 		}
 		t.c.opt.Logger.Warn("MCP tool call failed", "server", t.Server, "tool", t.Remote, "err", err)
 		return agent.Output{}, fmt.Errorf("the MCP server %s failed on %s: %v", t.Server, t.Remote, err)

@@ -4,15 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/mcp"
 	"github.com/sova-ai/sova/internal/mcp/mcptest"
 )
+
+// local is the one user of an installation without accounts: every
+// admin's server is theirs.
+var local = sova.User{ID: sova.LocalUserID}
 
 func TestParseConfig(t *testing.T) {
 	tests := []struct {
@@ -89,7 +96,7 @@ func TestEverythingOverStdio(t *testing.T) {
 	srv := mcptest.NPM(t, "everything", "server-everything", "stdio")
 	c := mcp.NewClient([]mcp.Server{srv}, mcp.Options{Timeout: 30 * time.Second})
 	defer c.Close()
-	ts := c.Tools(context.Background(), nil)
+	ts := c.Tools(context.Background(), local, nil)
 	defer ts.Close()
 	if len(ts.Problems) > 0 {
 		t.Fatalf("problems: %v", ts.Problems)
@@ -109,7 +116,7 @@ func TestEverythingOverStdio(t *testing.T) {
 	}
 	// The second run shares the process: listing is immediate.
 	start := time.Now()
-	ts2 := c.Tools(context.Background(), nil)
+	ts2 := c.Tools(context.Background(), local, nil)
 	if len(ts2.Tools) != len(ts.Tools) || time.Since(start) > 2*time.Second {
 		t.Errorf("second listing: %d tools in %s", len(ts2.Tools), time.Since(start))
 	}
@@ -121,7 +128,7 @@ func TestMemoryServer(t *testing.T) {
 	srv.Env = map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}
 	c := mcp.NewClient([]mcp.Server{srv}, mcp.Options{})
 	defer c.Close()
-	ts := c.Tools(context.Background(), nil)
+	ts := c.Tools(context.Background(), local, nil)
 	defer ts.Close()
 	create := ts.Find("memory__create_entities")
 	read := ts.Find("memory__read_graph")
@@ -153,7 +160,7 @@ func TestFilesystemRestrictedToDir(t *testing.T) {
 	srv := mcptest.NPM(t, "files", "server-filesystem", dir)
 	c := mcp.NewClient([]mcp.Server{srv}, mcp.Options{})
 	defer c.Close()
-	ts := c.Tools(context.Background(), nil)
+	ts := c.Tools(context.Background(), local, nil)
 	defer ts.Close()
 	text, err := call(t, ts, "files__read_text_file", map[string]string{"path": filepath.Join(dir, "plan.md")})
 	if err != nil || !strings.Contains(text, "Встреча во вторник") {
@@ -174,12 +181,12 @@ func TestOfficeOverStreamableHTTP(t *testing.T) {
 	office := mcptest.NewOffice(t, mcptest.RequireHeader("X-Api-Key", "k1"))
 	// A user's server on loopback is refused unless the host is allowed.
 	c := mcp.NewClient(nil, mcp.Options{Timeout: 5 * time.Second})
-	ts := c.Tools(context.Background(), []mcp.Server{office.Server("office")})
+	ts := c.Tools(context.Background(), local, []mcp.Server{office.Server("office")})
 	if len(ts.Tools) != 0 || len(ts.Problems) != 1 || !strings.Contains(ts.Problems[0].Error, "private address") {
 		t.Fatalf("loopback user server: tools %d, problems %v", len(ts.Tools), ts.Problems)
 	}
 	c = mcp.NewClient(nil, mcp.Options{Timeout: 5 * time.Second, AllowHosts: []string{"127.0.0.1"}})
-	ts = c.Tools(context.Background(), []mcp.Server{office.Server("office")})
+	ts = c.Tools(context.Background(), local, []mcp.Server{office.Server("office")})
 	defer ts.Close()
 	if len(ts.Problems) > 0 {
 		t.Fatal(ts.Problems)
@@ -205,7 +212,7 @@ func TestOfficeOverStreamableHTTP(t *testing.T) {
 	// Without the header the server refuses: a problem, not a panic.
 	bare := office.Server("bare")
 	bare.Headers = nil
-	ts2 := c.Tools(context.Background(), []mcp.Server{bare})
+	ts2 := c.Tools(context.Background(), local, []mcp.Server{bare})
 	if len(ts2.Problems) != 1 {
 		t.Errorf("no header: problems %v", ts2.Problems)
 	}
@@ -215,7 +222,7 @@ func TestSlowAndGoneServers(t *testing.T) {
 	office := mcptest.NewOffice(t)
 	c := mcp.NewClient([]mcp.Server{office.Server("office")}, mcp.Options{Timeout: 300 * time.Millisecond})
 	defer c.Close()
-	ts := c.Tools(context.Background(), nil)
+	ts := c.Tools(context.Background(), local, nil)
 	if len(ts.Problems) > 0 {
 		t.Fatal(ts.Problems)
 	}
@@ -231,8 +238,189 @@ func TestSlowAndGoneServers(t *testing.T) {
 		t.Fatal("a call to a stopped server succeeded")
 	}
 	// The next run reports the server as a problem and goes on.
-	ts = c.Tools(context.Background(), nil)
+	ts = c.Tools(context.Background(), local, nil)
 	if len(ts.Tools) != 0 || len(ts.Problems) != 1 {
 		t.Fatalf("gone server: %d tools, problems %v", len(ts.Tools), ts.Problems)
 	}
+}
+
+// Who may use an administrator's server: administrators and the local
+// user always; accounts only where "allow" names them or their role;
+// anonymous visitors never, whatever "allow" says.
+func TestPermits(t *testing.T) {
+	granted := mcp.Server{Name: "mail", URL: "https://mail.example/mcp", Allow: &mcp.Allow{Users: []string{"anna"}, Roles: []string{sova.RolePro}}}
+	closed := mcp.Server{Name: "mail", URL: "https://mail.example/mcp"}
+	tests := []struct {
+		name        string
+		u           sova.User
+		closed, grd bool
+	}{
+		{"admin", sova.User{ID: "a1", Name: "root", Role: sova.RoleAdmin}, true, true},
+		{"local user", sova.User{ID: sova.LocalUserID}, true, true},
+		{"free account", sova.User{ID: "f1", Name: "boris", Role: sova.RoleFree}, false, false},
+		{"named free account", sova.User{ID: "f2", Name: "anna", Role: sova.RoleFree}, false, true},
+		{"named by id", sova.User{ID: "anna", Name: "other", Role: sova.RoleFree}, false, true},
+		{"pro account", sova.User{ID: "p1", Name: "vera", Role: sova.RolePro}, false, true},
+		{"anonymous named like a granted user", sova.User{ID: "anna", Name: "anna", Role: sova.RoleAnonymous}, false, false},
+		{"no user", sova.User{}, false, false},
+		{"an account named local", sova.User{ID: sova.LocalUserID, Role: sova.RoleFree}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := closed.Permits(tt.u); got != tt.closed {
+				t.Errorf("without allow: %v, want %v", got, tt.closed)
+			}
+			if got := granted.Permits(tt.u); got != tt.grd {
+				t.Errorf("with allow: %v, want %v", got, tt.grd)
+			}
+		})
+	}
+}
+
+func TestParseConfigAllow(t *testing.T) {
+	got, err := mcp.ParseConfig([]byte(`{"mcpServers":{"mail":{"url":"https://m/mcp","allow":{"users":["anna"],"roles":["pro"]}}}}`))
+	if err != nil || len(got) != 1 || got[0].Allow == nil || got[0].Allow.Users[0] != "anna" || got[0].Allow.Roles[0] != "pro" {
+		t.Fatalf("%+v, %v", got, err)
+	}
+	for _, bad := range []string{
+		`{"mcpServers":{"mail":{"url":"https://m/mcp","allow":{"roles":["anonymous"]}}}}`,
+		`{"mcpServers":{"mail":{"url":"https://m/mcp","allow":{"roles":["everyone"]}}}}`,
+		`{"mcpServers":{"mail":{"url":"https://m/mcp","allow":{"users":[" "]}}}}`,
+	} {
+		if _, err := mcp.ParseConfig([]byte(bad)); !errors.Is(err, mcp.ErrInvalid) {
+			t.Errorf("%s: err = %v", bad, err)
+		}
+	}
+	// A person's own server cannot be granted to others.
+	own := mcp.Server{Name: "mine", URL: "https://m/mcp", Allow: &mcp.Allow{Roles: []string{"free"}}}
+	if err := own.ValidateUser(); !errors.Is(err, mcp.ErrInvalid) {
+		t.Errorf("own server with allow: %v", err)
+	}
+}
+
+// A run gets the administrator's servers its user may use, and its own;
+// an anonymous visitor gets none, not even servers passed as its own.
+func TestToolsOfferedByAccount(t *testing.T) {
+	office := mcptest.NewOffice(t)
+	open := office.Server("team")
+	open.Allow = &mcp.Allow{Roles: []string{sova.RolePro}}
+	c := mcp.NewClient([]mcp.Server{office.Server("office"), open}, mcp.Options{Timeout: 5 * time.Second, AllowHosts: []string{"127.0.0.1"}})
+	defer c.Close()
+	servers := func(u sova.User, own ...mcp.Server) []string {
+		ts := c.Tools(context.Background(), u, own)
+		defer ts.Close()
+		if len(ts.Problems) > 0 {
+			t.Fatalf("%+v: problems %v", u, ts.Problems)
+		}
+		seen := map[string]bool{}
+		var out []string
+		for _, x := range ts.Tools {
+			if !seen[x.Server] {
+				seen[x.Server] = true
+				out = append(out, x.Server)
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		u    sova.User
+		own  []mcp.Server
+		want string
+	}{
+		{sova.User{ID: "a", Role: sova.RoleAdmin}, nil, "office,team"},
+		{local, nil, "office,team"},
+		{sova.User{ID: "p", Role: sova.RolePro}, nil, "team"},
+		{sova.User{ID: "f", Role: sova.RoleFree}, nil, ""},
+		{sova.User{ID: "f", Role: sova.RoleFree}, []mcp.Server{office.Server("mine")}, "mine"},
+		{sova.User{ID: "anon-1", Role: sova.RoleAnonymous}, []mcp.Server{office.Server("mine")}, ""},
+	} {
+		if got := strings.Join(servers(tt.u, tt.own...), ","); got != tt.want {
+			t.Errorf("%+v: servers %q, want %q", tt.u, got, tt.want)
+		}
+	}
+	if got := c.Permitted(sova.User{ID: "f", Role: sova.RoleFree}); len(got) != 0 {
+		t.Errorf("permitted to a free account: %v", got)
+	}
+}
+
+// A server that forgets its sessions mid-run (it restarted) answers 404;
+// the client opens a new session and calls once more, for the admin's
+// shared sessions and a user's own alike, whether the 404 is plain text
+// (the Go SDK) or carries a JSON-RPC error (the Python SDK). The
+// server's other tools go on with the new session, and the next run's
+// listing reopens a forgotten shared session too.
+func TestForgottenSessionIsReopened(t *testing.T) {
+	for _, jsonBody := range []bool{false, true} {
+		for _, own := range []bool{false, true} {
+			t.Run(fmt.Sprintf("json=%v/own=%v", jsonBody, own), func(t *testing.T) {
+				office := mcptest.NewOffice(t)
+				var c *mcp.Client
+				var ts *mcp.Toolset
+				if own {
+					c = mcp.NewClient(nil, mcp.Options{Timeout: 5 * time.Second, AllowHosts: []string{"127.0.0.1"}})
+					ts = c.Tools(context.Background(), local, []mcp.Server{office.Server("office")})
+				} else {
+					c = mcp.NewClient([]mcp.Server{office.Server("office")}, mcp.Options{Timeout: 5 * time.Second})
+					ts = c.Tools(context.Background(), local, nil)
+				}
+				defer c.Close()
+				defer ts.Close()
+				if len(ts.Problems) > 0 {
+					t.Fatal(ts.Problems)
+				}
+				if _, err := call(t, ts, "office__list_emails", map[string]string{}); err != nil {
+					t.Fatal(err)
+				}
+				sessions := office.Sessions()
+				office.Forget(jsonBody)
+				text, err := call(t, ts, "office__send_email", map[string]string{"to": "anna@example.com", "subject": "Восток", "body": "Да"})
+				if err != nil {
+					t.Fatalf("the call after the server forgot: %v", err)
+				}
+				if len(office.Sent()) != 1 || office.Sessions() != sessions+1 {
+					t.Fatalf("sent %d (%q), sessions %d → %d", len(office.Sent()), text, sessions, office.Sessions())
+				}
+				// The server's other tools use the new session.
+				if _, err := call(t, ts, "office__list_events", map[string]string{}); err != nil || office.Sessions() != sessions+1 {
+					t.Fatalf("another tool: %v, sessions %d", err, office.Sessions())
+				}
+				if own {
+					return
+				}
+				// The next run lists with a new session after another restart.
+				office.Forget(jsonBody)
+				ts2 := c.Tools(context.Background(), local, nil)
+				defer ts2.Close()
+				if len(ts2.Problems) > 0 || ts2.Find("office__list_emails") == nil {
+					t.Fatalf("next run: problems %v", ts2.Problems)
+				}
+				if _, err := call(t, ts2, "office__list_emails", map[string]string{}); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// A server that forgets the new session as well gets no third try: the
+// call fails with an error the model reads, and nothing ran twice.
+func TestForgottenSessionRetriedOnce(t *testing.T) {
+	office := mcptest.NewOffice(t)
+	c := mcp.NewClient([]mcp.Server{office.Server("office")}, mcp.Options{Timeout: 5 * time.Second})
+	defer c.Close()
+	ts := c.Tools(context.Background(), local, nil)
+	defer ts.Close()
+	if _, err := call(t, ts, "office__list_emails", map[string]string{}); err != nil {
+		t.Fatal(err)
+	}
+	calls := office.Calls()
+	office.Amnesia()
+	_, err := call(t, ts, "office__send_email", map[string]string{"to": "anna@example.com", "subject": "x", "body": "y"})
+	if err == nil || !strings.Contains(err.Error(), "office") {
+		t.Fatalf("err = %v", err)
+	}
+	if office.Calls() != calls || len(office.Sent()) != 0 {
+		t.Fatalf("the tool ran %d times", office.Calls()-calls)
+	}
+	t.Log(err)
 }

@@ -15,6 +15,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/sova-ai/sova"
 )
 
 // Server is one MCP server: a command run over stdio, or a URL spoken to
@@ -28,6 +30,38 @@ type Server struct {
 	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// Allow names who may use an administrator's server besides the
+	// administrators; nil: administrators only (and the local user of
+	// an installation without accounts). Users' own servers have none:
+	// they are their owner's alone.
+	Allow *Allow `json:"allow,omitempty"`
+}
+
+// Allow grants an administrator's server to accounts, by name (or id)
+// and by role ("pro", "free"). Anonymous visitors are never granted one:
+// they share an address, so a server's mailbox would be everyone's.
+type Allow struct {
+	Users []string `json:"users,omitempty"`
+	Roles []string `json:"roles,omitempty"`
+}
+
+// Permits reports whether u may use the server. Administrators and the
+// local user of an installation without accounts may use every server;
+// anonymous visitors none; other accounts those whose Allow names them
+// or their role.
+func (s Server) Permits(u sova.User) bool {
+	switch {
+	case u.ID == "" || u.Role == sova.RoleAnonymous:
+		return false
+	case u.Role == sova.RoleAdmin, u.ID == sova.LocalUserID && u.Role == "":
+		return true
+	case s.Allow == nil:
+		return false
+	}
+	if u.Role != "" && slices.Contains(s.Allow.Roles, u.Role) {
+		return true
+	}
+	return slices.ContainsFunc(s.Allow.Users, func(n string) bool { return n == u.ID || u.Name != "" && n == u.Name })
 }
 
 // Stdio reports whether the server is a command.
@@ -42,6 +76,18 @@ var ErrInvalid = errors.New("invalid MCP server")
 func (s Server) Validate() error {
 	if !nameRE.MatchString(s.Name) || strings.Contains(s.Name, "__") {
 		return fmt.Errorf("%w: the name %q must be 1 to 32 letters, digits, \"_\" or \"-\" without \"__\"", ErrInvalid, s.Name)
+	}
+	if s.Allow != nil {
+		for _, r := range s.Allow.Roles {
+			if !sova.ValidRole(r) {
+				return fmt.Errorf("%w %s: \"allow\" names the role %q; roles are admin, pro and free (anonymous visitors are never granted a server)", ErrInvalid, s.Name, r)
+			}
+		}
+		for _, u := range s.Allow.Users {
+			if strings.TrimSpace(u) == "" {
+				return fmt.Errorf("%w %s: \"allow\" names an empty user", ErrInvalid, s.Name)
+			}
+		}
 	}
 	switch {
 	case s.Command != "" && s.URL != "":
@@ -67,6 +113,9 @@ func (s Server) Validate() error {
 // ValidateUser checks a server a user adds for themselves: Streamable
 // HTTP only, since a command would run on the server's machine.
 func (s Server) ValidateUser() error {
+	if s.Allow != nil {
+		return fmt.Errorf("%w %s: \"allow\" is for the administrator's servers; your own are yours alone", ErrInvalid, s.Name)
+	}
 	if s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 {
 		return fmt.Errorf("%w %s: only Streamable HTTP servers (\"url\") may be added; commands are for the administrator's SOVA_MCP_CONFIG", ErrInvalid, s.Name)
 	}
@@ -82,7 +131,8 @@ func (s Server) ValidateUser() error {
 // ParseConfig reads the "mcpServers" JSON shape:
 //
 //	{"mcpServers": {"files": {"command": "npx", "args": [...], "env": {...}},
-//	                "mail": {"url": "https://…/mcp", "headers": {...}}}}
+//	                "mail": {"url": "https://…/mcp", "headers": {...},
+//	                         "allow": {"users": ["anna"], "roles": ["pro"]}}}}
 //
 // Servers are returned sorted by name.
 func ParseConfig(b []byte) ([]Server, error) {

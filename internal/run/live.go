@@ -304,6 +304,7 @@ func (s *Service) Restart(ctx context.Context, runID string) (*Prepared, error) 
 	in.Resume = nil // a restart begins again (sgr_agent goes on from its agent)
 	in.MessageID = uuid.NewString()
 	user, _ := sova.UserFrom(ctx)
+	in.actFor(user)
 	release, err := s.admit(ctx, user, m.ID())
 	if err != nil {
 		return nil, err

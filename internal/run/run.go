@@ -285,6 +285,20 @@ type runInput struct {
 	// paused run: a node that takes the run over needs both.
 	MessageID string       `json:"messageId,omitempty"`
 	Resume    *mode.Resume `json:"resume,omitempty"`
+	// UserName and Role are whom the run acts for as the request that
+	// started (or resumed, or restarted) it knew them: what a mode may
+	// offer (an MCP server granted to some, memories) depends on them,
+	// also on a node that takes the run over.
+	UserName string `json:"userName,omitempty"`
+	Role     string `json:"role,omitempty"`
+}
+
+// actFor records whom the run acts for.
+func (in *runInput) actFor(u sova.User) { in.UserName, in.Role = u.Name, u.Role }
+
+// user is whom the run acts for.
+func (in *runInput) user(id string) sova.User {
+	return sova.User{ID: id, Name: in.UserName, Role: in.Role}
 }
 
 // pauseState is kept with a run waiting for the person.
@@ -461,6 +475,7 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 			p.input.QuestionID = questionID // the answer replies to the person's answers
 		}
 		p.input.MessageID, p.input.Resume = p.MessageID, p.resume
+		p.input.actFor(user)
 		p.run.Input, _ = json.Marshal(p.input)
 		p.run.State, p.run.Pause = sova.RunRunning, nil
 		p.run.NodeID, p.run.LeaseUntil = s.opt.NodeID, s.leaseEnd()
@@ -476,6 +491,7 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 	} else {
 		p.input = runInput{QuestionID: questionID, History: p.history, Timezone: req.Timezone, Persist: req.Persist, Spaces: req.Spaces, WebSearch: req.WebSearch,
 			MessageID: p.MessageID}
+		p.input.actFor(user)
 		in, _ := json.Marshal(p.input)
 		p.run = &sova.Run{UserID: userID, ChatID: p.ChatID, Mode: m.ID(), State: sova.RunRunning, Question: question, Input: in,
 			NodeID: s.opt.NodeID, LeaseUntil: s.leaseEnd()}
@@ -659,7 +675,7 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	startTokens := meter.Total().TotalTokens // a resumed run's earlier part was recorded already
 	// Modes and tools read whom they act for from the context: the run's
 	// user, also when the run is detached from the request that started it.
-	runCtx := llm.WithMeter(sova.WithUser(ctx, sova.User{ID: p.run.UserID}), meter)
+	runCtx := llm.WithMeter(sova.WithUser(ctx, p.input.user(p.run.UserID)), meter)
 	settings := s.userSettings(ctx, p.run.UserID)
 	runCtx = llm.WithModel(runCtx, settings.Model)
 	tz := cmp.Or(settings.TimeZone, p.input.Timezone)

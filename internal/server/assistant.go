@@ -39,11 +39,23 @@ func (s *Server) assistantRoutes() {
 	}
 }
 
+// supervise runs the planning agent: it reads with the person's MCP
+// servers and searches, so it needs an account and counts against the
+// limits like a message of the assistant.
 func (s *Server) supervise(w http.ResponseWriter, r *http.Request) {
+	u, ok := accountOnly(w, r, "the planning agent")
+	if !ok {
+		return
+	}
 	var req assistant.SupervisorRequest
 	if !s.decode(w, r, &req) {
 		return
 	}
+	release := s.admit(w, r, u, "assistant")
+	if release == nil {
+		return
+	}
+	defer release()
 	res, err := s.opt.Assistant.Supervise(r.Context(), req)
 	if err != nil {
 		s.assistantError(w, err)
@@ -79,6 +91,9 @@ type taskDecision struct {
 // with where to follow it; with ?wait=true it answers when the run ends,
 // with the task's result. A client that leaves does not stop the run.
 func (s *Server) executeTask(w http.ResponseWriter, r *http.Request) {
+	if _, ok := accountOnly(w, r, "complex tasks"); !ok {
+		return
+	}
 	var req assistant.TaskRequest
 	if !s.decode(w, r, &req) {
 		return
@@ -220,8 +235,13 @@ type mcpServerInfo struct {
 	CreatedAt   any      `json:"created_at,omitempty"`
 }
 
+// listMCPServers lists the administrator's servers the person may use
+// and their own.
 func (s *Server) listMCPServers(w http.ResponseWriter, r *http.Request) {
-	user, _ := sova.UserFrom(r.Context())
+	user, ok := accountOnly(w, r, "MCP servers")
+	if !ok {
+		return
+	}
 	own, err := s.opt.MCPServers.MCPServers(r.Context(), user.ID)
 	if err != nil {
 		s.opt.Logger.Error("listing MCP servers failed", "err", err)
@@ -230,6 +250,9 @@ func (s *Server) listMCPServers(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []mcpServerInfo{}
 	for _, a := range s.opt.MCPAdmin {
+		if !a.Permits(user) {
+			continue
+		}
 		kind := "http"
 		if a.Stdio() {
 			kind = "stdio"
@@ -248,6 +271,10 @@ func (s *Server) listMCPServers(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) addMCPServer(w http.ResponseWriter, r *http.Request) {
+	user, ok := accountOnly(w, r, "MCP servers")
+	if !ok {
+		return
+	}
 	var in mcp.Server
 	if !s.decode(w, r, &in) {
 		return
@@ -260,7 +287,6 @@ func (s *Server) addMCPServer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, "invalid_request_error", "name_taken", "the administrator's server is named "+in.Name+"; choose another name")
 		return
 	}
-	user, _ := sova.UserFrom(r.Context())
 	if list, err := s.opt.MCPServers.MCPServers(r.Context(), user.ID); err == nil && len(list) >= 20 &&
 		!slices.ContainsFunc(list, func(m sova.MCPServer) bool { return m.Name == in.Name }) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "too_many_servers", "at most 20 MCP servers per person")
@@ -276,7 +302,10 @@ func (s *Server) addMCPServer(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteMCPServer(w http.ResponseWriter, r *http.Request) {
-	user, _ := sova.UserFrom(r.Context())
+	user, ok := accountOnly(w, r, "MCP servers")
+	if !ok {
+		return
+	}
 	err := s.opt.MCPServers.DeleteMCPServer(r.Context(), user.ID, r.PathValue("name"))
 	switch {
 	case errors.Is(err, sova.ErrNotFound):

@@ -36,12 +36,16 @@ func (s *Server) personalRoutes() {
 	s.handle("POST /api/spaces/{id}/connector/sync", s.syncConnector)
 }
 
-func (s *Server) memoryOr404(w http.ResponseWriter) bool {
+// memoryOr404 answers 404 when this server keeps no memories, and 403 to
+// an anonymous visitor (memories kept by address would be shared by
+// everyone behind it).
+func (s *Server) memoryOr404(w http.ResponseWriter, r *http.Request) bool {
 	if s.opt.Memory == nil {
 		writeError(w, http.StatusNotFound, "not_found", "not_found", "memories are not enabled on this server")
 		return false
 	}
-	return true
+	_, ok := accountOnly(w, r, "memories")
+	return ok
 }
 
 func (s *Server) memoryError(w http.ResponseWriter, err error) {
@@ -60,7 +64,7 @@ func (s *Server) memoryError(w http.ResponseWriter, err error) {
 }
 
 func (s *Server) listMemories(w http.ResponseWriter, r *http.Request) {
-	if !s.memoryOr404(w) {
+	if !s.memoryOr404(w, r) {
 		return
 	}
 	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
@@ -85,7 +89,7 @@ func (s *Server) listMemories(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) addMemory(w http.ResponseWriter, r *http.Request) {
-	if !s.memoryOr404(w) {
+	if !s.memoryOr404(w, r) {
 		return
 	}
 	var body struct {
@@ -103,7 +107,7 @@ func (s *Server) addMemory(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) {
-	if !s.memoryOr404(w) {
+	if !s.memoryOr404(w, r) {
 		return
 	}
 	if err := s.opt.Memory.Delete(r.Context(), userID(r), r.PathValue("id")); err != nil {
@@ -174,6 +178,9 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u, _ := sova.UserFrom(r.Context())
+	if !s.proOnly(w, u, "Connecting a space to a source") {
+		return
+	}
 	c, err := s.opt.Connectors.Connect(r.Context(), u, sp.ID, body)
 	if err != nil {
 		s.connectorError(w, err)

@@ -73,6 +73,9 @@ type Options struct {
 	Assistant  Assistant
 	MCPServers sova.MCPServerStore
 	MCPAdmin   []mcp.Server
+	// ProFeatures keeps connectors and custom instructions for pro
+	// accounts and administrators (SOVA_PRO_FEATURES, access.go).
+	ProFeatures bool
 	// Voice serves /api/audio/* (voice.go); nil: off.
 	Voice         *voice.Client
 	MaxAudioBytes int64 // SOVA_AUDIO_MAX_BYTES

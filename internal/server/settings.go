@@ -71,6 +71,10 @@ func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) {
 		s.storeError(w, err)
 		return
 	}
+	if req.CustomInstructions != nil && strings.TrimSpace(*req.CustomInstructions) != us.CustomInstructions &&
+		strings.TrimSpace(*req.CustomInstructions) != "" && !s.proOnly(w, u, "Custom instructions") {
+		return
+	}
 	if req.CustomInstructions != nil {
 		us.CustomInstructions = strings.TrimSpace(*req.CustomInstructions)
 	}

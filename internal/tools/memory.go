@@ -77,6 +77,21 @@ func memoryItem(m sova.Memory) MemoryItem {
 	return it
 }
 
+// ErrMemoryNeedsAccount refuses memories to an anonymous visitor: such
+// visitors are told apart only by their address, so memories kept for one
+// would be read by everyone behind the same address (a NAT, an office).
+var ErrMemoryNeedsAccount = errors.New("memories are kept only for people who sign in")
+
+func memoriesAllowed(ctx context.Context, run *Run) error {
+	if run.p.Memory == nil {
+		return errors.New("memories are not available")
+	}
+	if u, ok := sova.UserFrom(ctx); !ok || u.Role == sova.RoleAnonymous {
+		return ErrMemoryNeedsAccount
+	}
+	return nil
+}
+
 // SearchMemories is the search_memories tool: the person's memories that
 // match a query, best first.
 func SearchMemories(run *Run, o MemoryOptions) agent.Tool {
@@ -84,8 +99,8 @@ func SearchMemories(run *Run, o MemoryOptions) agent.Tool {
 		o.Results = 10
 	}
 	call := func(ctx context.Context, a SearchMemoriesArgs) (agent.Output, error) {
-		if run.p.Memory == nil {
-			return agent.Output{}, errors.New("memories are not available")
+		if err := memoriesAllowed(ctx, run); err != nil {
+			return agent.Output{}, err
 		}
 		q := strings.Join(strings.Fields(a.Query), " ")
 		found, err := run.p.Memory.Search(ctx, o.UserID, q, o.Results)
@@ -113,8 +128,8 @@ func AddMemory(run *Run, o MemoryOptions) agent.Tool {
 	}
 	var adds counter
 	call := func(ctx context.Context, a AddMemoryArgs) (agent.Output, error) {
-		if run.p.Memory == nil {
-			return agent.Output{}, errors.New("memories are not available")
+		if err := memoriesAllowed(ctx, run); err != nil {
+			return agent.Output{}, err
 		}
 		if _, ok := adds.take(o.Adds); !ok {
 			return agent.Output{}, fmt.Errorf("at most %d memories can be added in one answer", o.Adds)

@@ -7,6 +7,7 @@ package mcptest
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -82,6 +83,51 @@ type Office struct {
 	srv    *httptest.Server
 	// Header, when set, must be present on every request (name: value).
 	header [2]string
+	// seen are the sessions requests named; forgotten those answered 404
+	// as a server that restarted answers them (Forget).
+	seen      map[string]bool
+	forgotten map[string]bool
+	jsonBody  bool
+	amnesia   bool
+	calls     int
+}
+
+// Amnesia makes the server forget every session at once: every request
+// naming one is answered 404, the new ones' too.
+func (o *Office) Amnesia() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.amnesia = true
+}
+
+// Forget makes the server forget every session it has, as a server that
+// restarted: a request naming one is answered 404, and the client must
+// open a new session. With jsonBody the 404 carries a JSON-RPC error
+// (as the Python SDK's servers answer), else plain text (the Go SDK).
+func (o *Office) Forget(jsonBody bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.forgotten == nil {
+		o.forgotten = map[string]bool{}
+	}
+	for id := range o.seen {
+		o.forgotten[id] = true
+	}
+	o.jsonBody = jsonBody
+}
+
+// Sessions returns how many sessions requests have named.
+func (o *Office) Sessions() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.seen)
+}
+
+// Calls returns how many tool calls reached a tool.
+func (o *Office) Calls() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.calls
 }
 
 // OfficeOption configures an Office.
@@ -202,6 +248,25 @@ func NewOffice(t testing.TB, opts ...OfficeOption) *Office {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
+		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+			o.mu.Lock()
+			gone, jsonBody := o.forgotten[id] || o.amnesia, o.jsonBody
+			if o.seen == nil {
+				o.seen = map[string]bool{}
+			}
+			o.seen[id] = true
+			o.mu.Unlock()
+			if gone {
+				if jsonBody {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusNotFound)
+					_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Session not found"}}`)
+					return
+				}
+				http.Error(w, "session not found", http.StatusNotFound)
+				return
+			}
+		}
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(o.srv.Close)
@@ -215,6 +280,7 @@ func text(s string) *sdk.CallToolResult {
 
 func (o *Office) wait(ctx context.Context) error {
 	o.mu.Lock()
+	o.calls++
 	d := o.delay
 	o.mu.Unlock()
 	if d == 0 {

@@ -125,8 +125,10 @@ type turn struct {
 	sink     event.Sink
 	language lang.Language
 	mcp      *mcp.Toolset
-	cites    *tools.Citations
-	settings sova.UserSettings
+	// anonymous is a visitor without an account: no planner, no tasks.
+	anonymous bool
+	cites     *tools.Citations
+	settings  sova.UserSettings
 	// transcript is what each agent said in this turn, in order.
 	transcript []said
 	text       strings.Builder
@@ -168,6 +170,9 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	}
 	t.mcp = m.toolset(ctx, in.UserID, sink)
 	defer t.mcp.Close()
+	if u, ok := sova.UserFrom(ctx); !ok || u.Role == sova.RoleAnonymous {
+		t.anonymous = true
+	}
 
 	var (
 		next  = Router
@@ -234,10 +239,13 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	return res, nil
 }
 
-// toolset connects the admin's and the person's MCP servers; those that
-// fail are reported and left out.
+// toolset connects the admin's servers the person may use and the
+// person's own MCP servers; those that fail are reported and left out.
+// Whom the run acts for is the context's user (its role and name decide
+// which of the admin's servers it gets); anonymous visitors get none.
 func (m *Mode) toolset(ctx context.Context, userID string, sink event.Sink) *mcp.Toolset {
-	if m.d.MCP == nil {
+	user, ok := sova.UserFrom(ctx)
+	if m.d.MCP == nil || !ok || user.ID != userID || user.Role == sova.RoleAnonymous {
 		return &mcp.Toolset{}
 	}
 	var own []mcp.Server
@@ -250,7 +258,7 @@ func (m *Mode) toolset(ctx context.Context, userID string, sink event.Sink) *mcp
 			own = append(own, mcp.Server{Name: s.Name, URL: s.URL, Headers: s.Headers})
 		}
 	}
-	ts := m.d.MCP.Tools(ctx, own)
+	ts := m.d.MCP.Tools(ctx, user, own)
 	for _, p := range ts.Problems {
 		mode.Status(sink, "mcp", "MCP server "+p.Server+" is unavailable", p.Error)
 	}
@@ -304,6 +312,7 @@ func (t *turn) speak(agentName string) {
 func (t *turn) runAgent(ctx context.Context, name string, msgs []llm.Message, note string) (string, string, *mode.Pause, error) {
 	gate := &gate{acts: &agent.Gate{}}
 	ts, prompt := t.agentTools(name, gate)
+	ts = t.forAccount(ts)
 	if msgs == nil {
 		msgs = []llm.Message{{Role: llm.RoleSystem, Content: prompt}}
 		msgs = append(msgs, mode.LastMessages(t.in.History, t.m.cfg.HistoryLimit)...)

@@ -23,6 +23,13 @@ import (
 
 const user = "u1"
 
+// asUser is a context acting for the test's user, an administrator: the
+// run service gives every run's context its user, and the admin's MCP
+// servers are offered by role.
+func asUser(ctx context.Context) context.Context {
+	return sova.WithUser(ctx, sova.User{ID: user, Name: "anna", Role: sova.RoleAdmin})
+}
+
 // memSettings is a sova.SettingsStore in memory.
 type memSettings struct {
 	mu sync.Mutex
@@ -154,7 +161,7 @@ func (e *env) turn(t *testing.T, q string, resume *mode.Pause, answer string) (*
 		in.Resume = &mode.Resume{State: resume.State, Answer: answer}
 	}
 	var rec eventtest.Recorder
-	res, err := e.mode.Run(t.Context(), in, &rec)
+	res, err := e.mode.Run(asUser(t.Context()), in, &rec)
 	if err != nil {
 		t.Fatalf("%q: %v", q, err)
 	}

@@ -93,7 +93,7 @@ func TestTaskModeResumesAfterRestart(t *testing.T) {
 
 	// Run 1: decomposed, subtask 1 creates an event, then the server stops
 	// while subtask 2 asks the model.
-	ctx1, stop := context.WithCancel(t.Context())
+	ctx1, stop := context.WithCancel(asUser(t.Context()))
 	defer stop()
 	e.model.Enqueue(
 		llmtest.Text(`{"subtasks":[{"title":"Создать встречу","instructions":"create_event Восток"},{"title":"Найти участников","instructions":"list_emails"},{"title":"Итог","instructions":"подведи итог"}]}`),
@@ -130,7 +130,7 @@ func TestTaskModeResumesAfterRestart(t *testing.T) {
 	var rec2 eventtest.Recorder
 	in2 := in1
 	in2.RunID, in2.OriginRunID, in2.Workspace = "r2", "r1", ws2
-	res, err := tm.Run(t.Context(), in2, &rec2)
+	res, err := tm.Run(asUser(t.Context()), in2, &rec2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestTaskModeContinuesAfterItsNodeStopped(t *testing.T) {
 	ws := &memWorkspace{}
 	in := mode.Input{RunID: "r1", UserID: user, Question: msgs[len(msgs)-1].Content, History: msgs[:len(msgs)-1], Workspace: ws, Now: time.Now()}
 	var rec1 eventtest.Recorder
-	if _, err := tm.Run(ctx1, in, &rec1); err == nil {
+	if _, err := tm.Run(asUser(ctx1), in, &rec1); err == nil {
 		t.Fatal("the stopped run ended without an error")
 	}
 	if n := len(e.office.Events()); n != 2 {
@@ -216,7 +216,7 @@ func TestTaskModeContinuesAfterItsNodeStopped(t *testing.T) {
 	)
 	in.Continued = true
 	var rec2 eventtest.Recorder
-	res, err := tm.Run(t.Context(), in, &rec2)
+	res, err := tm.Run(asUser(t.Context()), in, &rec2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestTaskModeContinuesAfterItsNodeStopped(t *testing.T) {
 	// Continued after the report: the report, and no model call.
 	before = e.model.Count()
 	var rec3 eventtest.Recorder
-	again, err := tm.Run(t.Context(), in, &rec3)
+	again, err := tm.Run(asUser(t.Context()), in, &rec3)
 	if err != nil {
 		t.Fatal(err)
 	}

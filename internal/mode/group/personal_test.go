@@ -18,6 +18,47 @@ import (
 	"github.com/sova-ai/sova/internal/tools"
 )
 
+// signedIn is a run's context for the test's user, an account.
+func signedIn(t *testing.T) context.Context {
+	return sova.WithUser(t.Context(), sova.User{ID: "u", Name: "u", Role: sova.RoleFree})
+}
+
+// An anonymous visitor keeps no memories: visitors are told apart only by
+// their address, so a memory kept for one would be read by everyone
+// behind it. The model that tries to save or search is told to sign in.
+func TestMemoryGroupRefusesAnonymous(t *testing.T) {
+	e := newTestEnv(t)
+	mem := &memory.Builtin{Store: storetest.SQLite(t)}
+	e.cfg.Providers.Memory = mem
+	if _, err := mem.Add(t.Context(), "u", "My neighbour's door code is 4512"); err != nil {
+		t.Fatal(err)
+	}
+	e.model.Enqueue(
+		llmtest.Calls(llm.ToolCall{ID: "a", Name: "add_memory", Arguments: `{"memory":"My sister Olga lives in Novosibirsk"}`},
+			llm.ToolCall{ID: "b", Name: "search_memories", Arguments: `{"query":"door code"}`}),
+		llmtest.Text("I cannot keep memories for you."),
+	)
+	ctx := sova.WithUser(t.Context(), sova.User{ID: "u", Role: sova.RoleAnonymous})
+	var rec eventtest.Recorder
+	if _, err := e.mode(t, "memory").Run(ctx, input("Remember that my sister Olga lives in Novosibirsk; what is the door code?"), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := mem.List(t.Context(), "u", 0); len(list) != 1 {
+		t.Fatalf("stored memories %+v", list)
+	}
+	reqs := e.model.Requests()
+	last := reqs[len(reqs)-1]
+	var seen string
+	for _, m := range last.Messages {
+		if m.Role == llm.RoleTool {
+			seen += m.Content + "\n"
+		}
+	}
+	if strings.Contains(seen, "4512") || strings.Count(seen, "sign in") < 2 {
+		t.Errorf("the model read:\n%s", seen)
+	}
+}
+
 // The memory group: one round saves a memory, a later run finds it with
 // search_memories and answers from it; the prompt has no citation rules.
 func TestMemoryGroup(t *testing.T) {
@@ -31,7 +72,7 @@ func TestMemoryGroup(t *testing.T) {
 		llmtest.Text("Your sister Olga lives in Novosibirsk."),
 	)
 	var rec eventtest.Recorder
-	if _, err := e.mode(t, "memory").Run(t.Context(), input("Remember that my sister Olga lives in Novosibirsk"), &rec); err != nil {
+	if _, err := e.mode(t, "memory").Run(signedIn(t), input("Remember that my sister Olga lives in Novosibirsk"), &rec); err != nil {
 		t.Fatal(err)
 	}
 	if list, _ := mem.List(t.Context(), "u", 0); len(list) != 1 || list[0].Content != "My sister Olga lives in Novosibirsk" {
@@ -42,7 +83,7 @@ func TestMemoryGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec = eventtest.Recorder{}
-	res, err := e.mode(t, "memory").Run(t.Context(), input("Where does my sister live?"), &rec)
+	res, err := e.mode(t, "memory").Run(signedIn(t), input("Where does my sister live?"), &rec)
 	if err != nil {
 		t.Fatal(err)
 	}
