@@ -55,6 +55,9 @@ type Config struct {
 	// Concurrency is how many calls of one step run at once: 0 all of
 	// them, 1 one after another in the model's order.
 	Concurrency int
+	// ParallelToolCalls, when set, is sent with every step that offers
+	// tools (false asks for one call per reply).
+	ParallelToolCalls *bool
 
 	// OnText receives the model's text as it streams, from every step;
 	// when nil the model's replies are not streamed.
@@ -241,7 +244,8 @@ func Run(ctx context.Context, cfg Config, messages []llm.Message) (*Outcome, err
 				defs = append(defs, tools[n].def)
 			}
 		}
-		req := llm.Request{Messages: msgs, Tools: defs, ToolChoice: plan.ToolChoice, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}
+		req := llm.Request{Messages: msgs, Tools: defs, ToolChoice: plan.ToolChoice, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
+			ParallelToolCalls: cfg.ParallelToolCalls}
 		if len(defs) == 0 {
 			req.ToolChoice = ""
 		}

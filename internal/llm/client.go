@@ -576,6 +576,9 @@ func (k *core) params(model string, req Request, stream bool) (openai.ChatComple
 			}
 		}
 	}
+	if len(req.Tools) > 0 && req.ParallelToolCalls != nil {
+		p.ParallelToolCalls = param.NewOpt(*req.ParallelToolCalls)
+	}
 	if req.Temperature != nil {
 		p.Temperature = param.NewOpt(*req.Temperature)
 	}

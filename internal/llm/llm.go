@@ -49,6 +49,9 @@ type Request struct {
 	Messages    []Message
 	Tools       []Tool
 	ToolChoice  string // "", "auto", "none", "required"
+	// ParallelToolCalls, when set, is sent as parallel_tool_calls with
+	// tools (false: at most one call per reply).
+	ParallelToolCalls *bool
 	Temperature *float64
 	MaxTokens   int
 	// ResponseFormat asks for JSON output; nil means free text.
