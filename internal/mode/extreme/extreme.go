@@ -215,10 +215,11 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 			return s.continueFrom(ctx, cp)
 		}
 	}
-	s.themes = s.plan(ctx)
-	if err := ctx.Err(); err != nil {
+	themes, err := s.plan(ctx)
+	if err != nil {
 		return nil, err
 	}
+	s.themes = themes
 	ts := s.tools(true)
 	if err := s.saveCheckpoint(ctx, phaseResearch, nil, nil, "", nil); err != nil {
 		return nil, err
@@ -315,8 +316,9 @@ func (s *session) research(ctx context.Context, ts []agent.Tool, done []agent.St
 		if errors.Is(err, errCheckpoint) {
 			return nil, err
 		}
-		// What was found before the model failed is still worth an answer.
-		if out == nil || len(out.Steps) == 0 {
+		// What was found before the model failed is still worth an answer,
+		// unless the endpoint is set up wrongly: the answer would fail too.
+		if out == nil || len(out.Steps) == 0 || llm.IsSetupError(err) {
 			return nil, fmt.Errorf("extreme: research agent: %w", err)
 		}
 		mode.Status(s.sink, "research", "The research agent stopped early; answering from what it found", err.Error())
