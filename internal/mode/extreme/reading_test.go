@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
@@ -102,5 +103,37 @@ func TestWebSearchDomainFilters(t *testing.T) {
 				t.Errorf("tool result %q, want results and the note %q", result, tc.wantNote)
 			}
 		})
+	}
+}
+
+// TestExtremeThatFoundNothingSaysSo: with the search down, the answer,
+// its report and so its PDF start with the unverified note, the run's
+// status says so, the model is told there is nothing to cite, and the
+// report lists no sources.
+func TestExtremeThatFoundNothingSaysSo(t *testing.T) {
+	e := newEnv(t)
+	e.sx.Fail.Store(503)
+	ws := newMemFiles()
+	res, rec, err := e.run(t, mode.Input{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := mode.UnverifiedNote(mode.LanguageOf(mode.Input{Question: "Compare GDP growth"}), true)
+	if !strings.HasPrefix(res.Text, note) || len(res.Sources) != 0 {
+		t.Errorf("answer %q with %d sources, want the note first and no source", res.Text, len(res.Sources))
+	}
+	report, _ := ws.Read(t.Context(), fileReport)
+	if !strings.Contains(report, note) || strings.Contains(report, "## Sources") {
+		t.Errorf("report %q, want the note and no sources", report)
+	}
+	unverified := false
+	for _, ev := range rec.Filter(event.TypeStatus) {
+		unverified = unverified || ev.Status.Stage == mode.StageUnverified
+	}
+	if !unverified {
+		t.Error("no unverified status")
+	}
+	if last := e.model.Last(); !strings.Contains(last.LastUser(), "no source could be read") {
+		t.Errorf("the answer's model was not told: %q", last.LastUser())
 	}
 }
