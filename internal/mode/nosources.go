@@ -31,6 +31,9 @@ type NoSources struct {
 	// Citing says which tools number sources (nil: all of them): a run
 	// that called only others (a clock, a converter) needs no note.
 	Citing func(tool string) bool
+	// NotWeb: the tools search something other than the web (the
+	// person's documents), which the note's wording follows.
+	NotWeb bool
 
 	mu    sync.Mutex
 	noted bool
@@ -52,7 +55,7 @@ func (g *NoSources) Policy(_ context.Context, p *agent.StepPlan) error {
 		return nil
 	}
 	g.noted = true
-	g.Write(Unverified(g.Sink, g.Lang, true, ""))
+	g.Write(Unverified(g.Sink, g.Lang, !g.NotWeb, ""))
 	p.Messages = append(p.Messages, llm.Message{Role: llm.RoleUser, Content: NoSourcesInstruction})
 	return nil
 }
@@ -68,7 +71,7 @@ func (g *NoSources) Mark(out *agent.Outcome, text string) string {
 		return text
 	}
 	g.noted = true
-	return Unverified(g.Sink, g.Lang, true, text)
+	return Unverified(g.Sink, g.Lang, !g.NotWeb, text)
 }
 
 // Noted reports whether the answer was marked as resting on no source.
