@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sova-ai/sova/internal/event/eventtest"
+	"github.com/sova-ai/sova/internal/llm/llmtest"
 	"github.com/sova-ai/sova/internal/mode"
 )
 
@@ -15,22 +16,36 @@ import (
 // the setting, before any search; the search (down as well here) is not
 // blamed.
 func TestModelSetupErrorStopsTheRun(t *testing.T) {
-	e := newSearchEnv(t)
-	e.model.RequireKey("the-right-key")
-	e.sx.Fail.Store(503)
-	start := time.Now()
-	var rec eventtest.Recorder
-	_, err := e.mode(t).Run(context.Background(), mode.Input{Question: "How did presidents describe the economy?", Now: time.Now()}, &rec)
-	if err == nil {
-		t.Fatal("the run succeeded")
-	}
-	if msg := err.Error(); !strings.Contains(msg, "model endpoint") || !strings.Contains(msg, "SOVA_LLM_API_KEY") || strings.Contains(msg, "web search") {
-		t.Errorf("error %q, want it to name the model endpoint and SOVA_LLM_API_KEY", msg)
-	}
-	if q := e.sx.Queries(); len(q) > 0 {
-		t.Errorf("the run searched %q after the model refused the key", q)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("the error came after %s", d)
+	for _, tc := range []struct {
+		name, setting string
+		fault         func(e *searchEnv)
+	}{
+		{"wrong key", "SOVA_LLM_API_KEY", func(e *searchEnv) { e.model.RequireKey("the-right-key") }},
+		{"unknown model", "SOVA_FAST_MODEL", func(e *searchEnv) {
+			e.model.Handle(func(*llmtest.Request) llmtest.Reply {
+				return llmtest.FailWith(404, "invalid_request_error", "model_not_found", "The model `fast-model` does not exist")
+			})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newSearchEnv(t)
+			tc.fault(e)
+			e.sx.Fail.Store(503)
+			start := time.Now()
+			var rec eventtest.Recorder
+			_, err := e.mode(t).Run(context.Background(), mode.Input{Question: "How did presidents describe the economy?", Now: time.Now()}, &rec)
+			if err == nil {
+				t.Fatal("the run succeeded")
+			}
+			if msg := err.Error(); !strings.Contains(msg, "model endpoint") || !strings.Contains(msg, tc.setting) || strings.Contains(msg, "web search") {
+				t.Errorf("error %q, want it to name the model endpoint and %s", msg, tc.setting)
+			}
+			if q := e.sx.Queries(); len(q) > 0 {
+				t.Errorf("the run searched %q after the model endpoint failed", q)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("the error came after %s", d)
+			}
+		})
 	}
 }
