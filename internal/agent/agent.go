@@ -1,7 +1,7 @@
 // Package agent is the tool-calling loop every agent of Sova runs on: the
 // model is offered tools, the calls it makes are checked against their
-// JSON schemas (malformed arguments are repaired by asking a model to fix
-// them, seed 000 §8.1), run in parallel, and their results go back to the
+// JSON schemas (malformed arguments are mended locally, then by asking a
+// model to fix them, seed 000 §8.1; repair.go), run in parallel, and their results go back to the
 // model, step after step, until it answers, a tool ends the loop, or the
 // step limit is reached. Before every step a step policy (seed 000 §9.3's
 // prepareStep) may narrow the tools offered, forbid tool use, or add to
@@ -55,6 +55,9 @@ type Config struct {
 	// Concurrency is how many calls of one step run at once: 0 all of
 	// them, 1 one after another in the model's order.
 	Concurrency int
+	// ParallelToolCalls, when set, is sent with every step that offers
+	// tools (false asks for one call per reply).
+	ParallelToolCalls *bool
 
 	// OnText receives the model's text as it streams, from every step;
 	// when nil the model's replies are not streamed.
@@ -111,7 +114,11 @@ type Result struct {
 	Output string `json:"output"`
 	// Error is set when the tool failed or could not be called.
 	Error string `json:"error,omitempty"`
-	Step  int    `json:"step"`
+	// Note tells the model what the loop changed in the call's arguments
+	// to run it (an invalid optional argument left out); it comes before
+	// Output in the model's tool message.
+	Note string `json:"note,omitempty"`
+	Step int    `json:"step"`
 	// Summary and Data are how the result shows in the stream (Output's).
 	Summary string          `json:"-"`
 	Data    json.RawMessage `json:"-"`
@@ -183,6 +190,7 @@ type tool struct {
 	def      llm.Tool
 	resolved *jsonschema.Resolved
 	schema   string // for repair prompts
+	args     *argSchema
 }
 
 // Run runs the loop from messages (system prompt, history and the
@@ -240,7 +248,8 @@ func Run(ctx context.Context, cfg Config, messages []llm.Message) (*Outcome, err
 				defs = append(defs, tools[n].def)
 			}
 		}
-		req := llm.Request{Messages: msgs, Tools: defs, ToolChoice: plan.ToolChoice, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}
+		req := llm.Request{Messages: msgs, Tools: defs, ToolChoice: plan.ToolChoice, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
+			ParallelToolCalls: cfg.ParallelToolCalls}
 		if len(defs) == 0 {
 			req.ToolChoice = ""
 		}
@@ -311,6 +320,9 @@ func toolMessages(results []Result) []llm.Message {
 		content := r.Output
 		if r.Error != "" {
 			content = "Error: " + r.Error
+		}
+		if r.Note != "" {
+			content = "Note: " + r.Note + ".\n\n" + content
 		}
 		out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: r.CallID, Name: r.Name, Content: content})
 	}
@@ -411,7 +423,7 @@ func prepareTools(in []Tool) (map[string]*tool, []string, error) {
 			return nil, nil, fmt.Errorf("agent: schema of tool %s: %w", name, err)
 		}
 		def := llm.Tool{Name: name, Description: t.Description(), Parameters: params}
-		tools[name] = &tool{Tool: t, def: def, resolved: resolved, schema: string(raw)}
+		tools[name] = &tool{Tool: t, def: def, resolved: resolved, schema: string(raw), args: newArgSchema(s, params)}
 		names = append(names, name)
 	}
 	return tools, names, nil
@@ -446,8 +458,9 @@ func runCalls(ctx context.Context, cfg Config, all, offered map[string]*tool, ca
 			c.RawArgs = tc.Arguments
 			res.Error = fmt.Sprintf("there is no tool %q (no tool named %q is offered); the tools are: %s", tc.Name, tc.Name, toolNames(offered))
 		default:
-			args, repaired, err := checkArgs(ctx, cfg.Repair, t, tc.Arguments)
+			args, repaired, notes, err := checkArgs(ctx, cfg.Repair, t, tc.Arguments)
 			c.Args, c.Repaired = args, repaired
+			res.Note = strings.Join(notes, "; ")
 			if repaired || err != nil {
 				c.RawArgs = tc.Arguments
 			}
@@ -587,27 +600,6 @@ func toolNames(tools map[string]*tool) string {
 	return strings.Join(names, ", ")
 }
 
-// checkArgs parses and validates a call's arguments, asking the repair
-// model (when there is one) to fix them once when they do not fit.
-func checkArgs(ctx context.Context, repair llm.Model, t *tool, raw string) (json.RawMessage, bool, error) {
-	args, err := validate(t, raw)
-	if err == nil {
-		return args, false, nil
-	}
-	if repair == nil {
-		return nil, false, fmt.Errorf("invalid arguments for %s: %v", t.Name(), err)
-	}
-	fixed, rerr := repairArgs(ctx, repair, t, raw, err)
-	if rerr != nil {
-		return nil, false, fmt.Errorf("invalid arguments for %s: %v (repair failed: %v)", t.Name(), err, rerr)
-	}
-	args, err2 := validate(t, fixed)
-	if err2 != nil {
-		return nil, false, fmt.Errorf("invalid arguments for %s: %v; the repaired arguments were invalid too: %v", t.Name(), err, err2)
-	}
-	return args, true, nil
-}
-
 // validate parses raw as a JSON object and checks it against the schema.
 func validate(t *tool, raw string) (json.RawMessage, error) {
 	raw = strings.TrimSpace(raw)
@@ -625,32 +617,4 @@ func validate(t *tool, raw string) (json.RawMessage, error) {
 		return nil, err
 	}
 	return json.RawMessage(raw), nil
-}
-
-// repairArgs asks the model to rewrite malformed arguments so that they
-// fit the schema.
-func repairArgs(ctx context.Context, model llm.Model, t *tool, raw string, problem error) (string, error) {
-	sys := "You fix malformed tool calls. Reply with only the corrected JSON object of arguments: no prose, no code fence. " +
-		"Keep the caller's intent and values; fix the format (arrays, types, quoting) and fill missing required fields sensibly."
-	user := fmt.Sprintf("Tool: %s\nDescription: %s\nJSON schema of the arguments:\n%s\n\nThe call's arguments:\n%s\n\nProblem: %v",
-		t.Name(), t.Description(), t.schema, raw, problem)
-	resp, err := model.Complete(ctx, llm.Request{
-		Messages: []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: user}},
-	})
-	if err != nil {
-		return "", err
-	}
-	return extractObject(resp.Content), nil
-}
-
-// extractObject takes the JSON object out of a reply that may wrap it in
-// a code fence or prose.
-func extractObject(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.Index(s, "{"); i >= 0 {
-		if j := strings.LastIndex(s, "}"); j > i {
-			return s[i : j+1]
-		}
-	}
-	return s
 }

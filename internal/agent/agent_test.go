@@ -135,9 +135,9 @@ func TestRepairMalformedArguments(t *testing.T) {
 	}{
 		{name: "valid", args: `{"query":"ok"}`, wantQuery: "ok"},
 		{name: "array instead of string", args: `{"query":["war","poverty"]}`, repair: "```json\n{\"query\":\"war poverty\"}\n```", wantQuery: "war poverty", repairCall: true},
-		{name: "broken JSON", args: `{"query": "unterminated`, repair: `{"query":"unterminated"}`, wantQuery: "unterminated", repairCall: true},
+		{name: "broken JSON", args: `{"query": "unterminated", "limit": }`, repair: `{"query":"unterminated"}`, wantQuery: "unterminated", repairCall: true},
 		{name: "missing required", args: `{"limit":3}`, repair: `{"query":"something","limit":3}`, wantQuery: "something", repairCall: true},
-		{name: "repair fails", args: `{"query":7}`, repair: `still not json`, wantError: "invalid arguments for search", repairCall: true},
+		{name: "repair fails", args: `{"query":{"text":7}}`, repair: `still not json`, wantError: "invalid arguments for search", repairCall: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

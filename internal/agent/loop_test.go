@@ -65,7 +65,7 @@ func TestLoop(t *testing.T) {
 		},
 		{
 			name:     "unknown tool and broken JSON are told to the model",
-			replies:  []llmtest.Reply{call("nope", `{}`), call("echo", `{"urls":[`), call("stop", `{}`)},
+			replies:  []llmtest.Reply{call("nope", `{}`), call("echo", `{"urls":[}`), call("stop", `{}`)},
 			maxSteps: 5, maxIdle: 1, end: agent.EndTool, steps: 3,
 			results: []string{`there is no tool "nope"`, "not valid JSON", "stopped"},
 		},
@@ -336,9 +336,13 @@ func TestNewTool(t *testing.T) {
 	if r := results[1].ToolResult; r.Error != "nothing" || r.Text != "Failed: nothing" {
 		t.Errorf("failed result event %+v", r)
 	}
-	// Arguments the schema does not allow are refused before the tool runs.
-	if c, r := calls[2].ToolCall, results[2].ToolResult; c.Title != "find" || !strings.Contains(r.Error, "invalid arguments for find") {
+	// An argument the schema does not know is left out, and the model
+	// told so, rather than the call refused.
+	if c, r := calls[2].ToolCall, results[2].ToolResult; string(c.Input) != `{"query":"x"}` || r.Error != "" {
 		t.Errorf("call %+v, result %+v", c, r)
+	}
+	if m := srv.Last().Messages; !strings.Contains(m[len(m)-1].Content, `Note: the argument "extra" is not a parameter of find`) {
+		t.Errorf("the model was not told of the argument left out: %q", m[len(m)-1].Content)
 	}
 }
 

@@ -83,6 +83,13 @@ type ToolOption func(*toolConfig)
 type toolConfig struct {
 	title  func(json.RawMessage) string
 	schema []func(*jsonschema.Schema)
+	fix    func(map[string]any)
+}
+
+// WithArgFix mends sloppy forms of the tool's arguments before they are
+// checked against its schema (ArgFixer).
+func WithArgFix(fix func(args map[string]any)) ToolOption {
+	return func(c *toolConfig) { c.fix = fix }
 }
 
 // WithTitle titles the tool's calls for people.
@@ -119,7 +126,7 @@ func NewTool[In any](name, description string, call func(ctx context.Context, in
 	for _, edit := range cfg.schema {
 		edit(s)
 	}
-	return &funcTool[In]{name: name, description: description, schema: s, call: call, title: cfg.title}
+	return &funcTool[In]{name: name, description: description, schema: s, call: call, title: cfg.title, fix: cfg.fix}
 }
 
 type funcTool[In any] struct {
@@ -127,6 +134,13 @@ type funcTool[In any] struct {
 	schema            *jsonschema.Schema
 	call              func(context.Context, In) (Output, error)
 	title             func(json.RawMessage) string
+	fix               func(map[string]any)
+}
+
+func (t *funcTool[In]) FixArgs(args map[string]any) {
+	if t.fix != nil {
+		t.fix(args)
+	}
 }
 
 func (t *funcTool[In]) Name() string               { return t.name }

@@ -111,6 +111,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 		Timeout:              cfg.LLMTimeout,
 		MaxRetries:           cfg.LLMMaxRetries,
 		MaxStructuredRetries: cfg.StructuredRetries,
+		ToolCalling:          cfg.LLMToolCalling,
 		Logger:               logger,
 		Metrics:              mtr,
 	})

@@ -50,16 +50,18 @@ type Config struct {
 	AllowedHosts []string `env:"SOVA_ALLOWED_HOSTS" envSeparator:","`
 
 	// Model endpoint.
-	LLMBaseURL           string        `env:"SOVA_LLM_BASE_URL"`
-	LLMAPIKey            string        `env:"SOVA_LLM_API_KEY"`
-	OpenAIAPIKey         string        `env:"OPENAI_API_KEY"`
-	OpenAIBaseURL        string        `env:"OPENAI_BASE_URL"`
-	Model                string        `env:"SOVA_MODEL" envDefault:"gpt-4o-mini"`
-	FastModel            string        `env:"SOVA_FAST_MODEL"`
-	FallbackModel        string        `env:"SOVA_FALLBACK_MODEL"`
-	LLMTimeout           time.Duration `env:"SOVA_LLM_TIMEOUT" envDefault:"60s"`
-	LLMMaxRetries        int           `env:"SOVA_LLM_MAX_RETRIES" envDefault:"5"`
-	StructuredRetries    int           `env:"SOVA_MAX_STRUCTURED_OUTPUT_RETRIES" envDefault:"3"`
+	LLMBaseURL        string        `env:"SOVA_LLM_BASE_URL"`
+	LLMAPIKey         string        `env:"SOVA_LLM_API_KEY"`
+	OpenAIAPIKey      string        `env:"OPENAI_API_KEY"`
+	OpenAIBaseURL     string        `env:"OPENAI_BASE_URL"`
+	Model             string        `env:"SOVA_MODEL" envDefault:"gpt-4o-mini"`
+	FastModel         string        `env:"SOVA_FAST_MODEL"`
+	FallbackModel     string        `env:"SOVA_FALLBACK_MODEL"`
+	LLMTimeout        time.Duration `env:"SOVA_LLM_TIMEOUT" envDefault:"60s"`
+	LLMMaxRetries     int           `env:"SOVA_LLM_MAX_RETRIES" envDefault:"5"`
+	StructuredRetries int           `env:"SOVA_MAX_STRUCTURED_OUTPUT_RETRIES" envDefault:"3"`
+	// LLMToolCalling is how tools reach the model: auto, native or prompt.
+	LLMToolCalling       string        `env:"SOVA_LLM_TOOL_CALLING" envDefault:"auto"`
 	ChatMaxTokens        int           `env:"SOVA_CHAT_MAX_TOKENS" envDefault:"16384"`
 	ChatHistoryLimit     int           `env:"SOVA_CHAT_HISTORY_LIMIT" envDefault:"10"`
 	ChatTemperature      float64       `env:"SOVA_TEMPERATURE" envDefault:"0.3"`
@@ -333,6 +335,11 @@ func (c *Config) validate() error {
 	}
 	if c.LLMMaxRetries < 0 || c.StructuredRetries < 0 {
 		errs = append(errs, errors.New("SOVA_LLM_MAX_RETRIES and SOVA_MAX_STRUCTURED_OUTPUT_RETRIES must not be negative"))
+	}
+	switch c.LLMToolCalling {
+	case "auto", "native", "prompt":
+	default:
+		errs = append(errs, fmt.Errorf("SOVA_LLM_TOOL_CALLING must be auto, native or prompt, got %q", c.LLMToolCalling))
 	}
 	if c.MaxRequestBodyBytes < 1024 {
 		errs = append(errs, fmt.Errorf("SOVA_MAX_BODY_BYTES must be at least 1024, got %d", c.MaxRequestBodyBytes))

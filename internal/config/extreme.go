@@ -14,7 +14,7 @@ type Extreme struct {
 	Results int `env:"SOVA_EXTREME_RESULTS" envDefault:"8"`
 	// ReadPages is how many of a search's results are read in full when
 	// the provider gave little text of them.
-	ReadPages int `env:"SOVA_EXTREME_READ_PAGES" envDefault:"3"`
+	ReadPages int `env:"SOVA_EXTREME_READ_PAGES" envDefault:"8"`
 	// ContentChars clips each source's text.
 	ContentChars int `env:"SOVA_EXTREME_CONTENT_CHARS" envDefault:"3000"`
 	// ChartBytes bounds the charts one run keeps.

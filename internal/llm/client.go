@@ -57,9 +57,14 @@ type Config struct {
 	// that does not validate. 0 means the default (3); negative means none.
 	MaxStructuredRetries int
 	// MaxTokens caps completion tokens when a Request sets none; 0 = no cap.
-	MaxTokens  int
-	HTTPClient *http.Client
-	Logger     *slog.Logger
+	MaxTokens int
+	// ToolCalling is how tools reach the model: ToolsAuto (""), native
+	// until the endpoint refuses them; ToolsNative; or ToolsPrompt, the
+	// tools described in the system prompt and the calls read from the
+	// reply's text (textcalls.go).
+	ToolCalling string
+	HTTPClient  *http.Client
+	Logger      *slog.Logger
 	// Metrics, when set, counts calls, their time and tokens by model.
 	Metrics *metrics.Metrics
 	// BackoffBase and BackoffMax shape the exponential backoff with full
@@ -94,6 +99,7 @@ type core struct {
 type modelCaps struct {
 	format              formatMode
 	maxCompletionTokens bool // send max_completion_tokens instead of max_tokens
+	toolsInPrompt       bool // the endpoint refused native tools (textcalls.go)
 }
 
 // New returns a Client for cfg.
@@ -261,9 +267,27 @@ func (c *Client) run(ctx context.Context, req Request, stream bool, onText func(
 	}
 	k := c.core
 	model := cmp.Or(req.Model, c.chosen(ctx), c.model)
+	// Tools: native, or in the prompt for an endpoint without native tool
+	// calling; either way calls a model wrote as text are read from it,
+	// and a stream holds back what may be one (textcalls.go).
+	tools := req.Tools
+	native := len(tools) > 0 && !k.toolsInPrompt(model)
+	if len(tools) > 0 && !native {
+		req = inPrompt(req)
+	}
+	var hold *textCallHold
+	if stream && len(tools) > 0 && req.ToolChoice != "none" {
+		hold = &textCallHold{on: onText}
+		onText = hold.write
+	}
 	cl := &call{req: req, stream: stream, onText: onText}
 	start := time.Now()
 	resp, err := k.withRetries(ctx, model, cl)
+	if err != nil && native && k.cfg.ToolCalling != ToolsNative && !cl.delivered && ctx.Err() == nil && rejectsTools(err) {
+		k.switchToPrompt(model)
+		cl.req = inPrompt(cl.req)
+		resp, err = k.withRetries(ctx, model, cl)
+	}
 	if err != nil {
 		fb := k.cfg.FallbackModel
 		if fb == "" || fb == model || cl.delivered || ctx.Err() != nil || !overloadError(err) {
@@ -281,6 +305,17 @@ func (c *Client) run(ctx context.Context, req Request, stream bool, onText func(
 			return nil, err
 		}
 		model = fb // the fallback answered: its time and tokens are its own
+	}
+	if len(tools) > 0 && len(resp.ToolCalls) == 0 && req.ToolChoice != "none" {
+		if calls, rest := textToolCalls(resp.Content, tools); len(calls) > 0 {
+			resp.ToolCalls, resp.Content, resp.FinishReason = calls, rest, "tool_calls"
+			if hold != nil {
+				hold.passed = hold.all.Len() // the held call is not shown
+			}
+		}
+	}
+	if hold != nil {
+		hold.release()
 	}
 	MeterFrom(ctx).Add(resp.Usage)
 	k.cfg.Metrics.ModelCall(model, time.Since(start), resp.Usage.PromptTokens, resp.Usage.CompletionTokens, false)
@@ -575,6 +610,9 @@ func (k *core) params(model string, req Request, stream bool) (openai.ChatComple
 				},
 			}
 		}
+	}
+	if len(req.Tools) > 0 && req.ParallelToolCalls != nil {
+		p.ParallelToolCalls = param.NewOpt(*req.ParallelToolCalls)
 	}
 	if req.Temperature != nil {
 		p.Temperature = param.NewOpt(*req.Temperature)

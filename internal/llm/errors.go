@@ -541,3 +541,23 @@ func truncate(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// IsSetupError reports whether err says that the model endpoint is set up
+// wrongly, so that every later call would fail the same way: the key
+// refused (401, 403), a model or URL the endpoint does not know (404), a
+// host that does not exist or refuses connections, a certificate not
+// trusted. A run stops at once on such an error, naming the endpoint and
+// the setting to fix (the error's text does), instead of going on without
+// the model and blaming something else at the end.
+func IsSetupError(err error) bool {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		switch ae.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+			return true
+		}
+		return false
+	}
+	var te *transportError
+	return errors.As(err, &te) && te.permanent()
+}

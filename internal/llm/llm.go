@@ -45,12 +45,15 @@ type Tool struct {
 // Request is one chat-completion call.
 type Request struct {
 	// Model overrides the client's default model; empty means default.
-	Model       string
-	Messages    []Message
-	Tools       []Tool
-	ToolChoice  string // "", "auto", "none", "required"
-	Temperature *float64
-	MaxTokens   int
+	Model      string
+	Messages   []Message
+	Tools      []Tool
+	ToolChoice string // "", "auto", "none", "required"
+	// ParallelToolCalls, when set, is sent as parallel_tool_calls with
+	// tools (false: at most one call per reply).
+	ParallelToolCalls *bool
+	Temperature       *float64
+	MaxTokens         int
 	// ResponseFormat asks for JSON output; nil means free text.
 	ResponseFormat *ResponseFormat
 }

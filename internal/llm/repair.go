@@ -330,3 +330,9 @@ func (p *repairer) array(depth int) (string, error) {
 		}
 	}
 }
+
+// RepairJSON mends a text that is almost a JSON object (see repairJSON):
+// tool-call arguments a model wrote in a code fence, cut off, with
+// trailing commas or single quotes. It returns compact JSON and true, or
+// "" and false when the text cannot be mended.
+func RepairJSON(text string) (string, bool) { return repairJSON(text) }

@@ -336,3 +336,66 @@ func describeYahoo(_ int, body []byte) (string, bool) {
 	}
 	return "", false
 }
+
+// Intervals lists the accepted intervals, shortest first.
+func Intervals() []string { return slices.Clone(intervals) }
+
+// Words for periods that models write instead of Yahoo's codes; a word
+// names a range or an interval depending on where it is used.
+var (
+	rangeWords = map[string]string{
+		"day": "1d", "today": "1d", "1day": "1d", "week": "5d", "1week": "5d", "1w": "5d", "1wk": "5d",
+		"month": "1mo", "1month": "1mo", "1m": "1mo", "3months": "3mo", "3m": "3mo", "quarter": "3mo",
+		"6months": "6mo", "6m": "6mo", "halfyear": "6mo", "year": "1y", "1year": "1y", "12mo": "1y", "12months": "1y",
+		"2years": "2y", "5years": "5y", "10years": "10y", "yeartodate": "ytd", "all": "max", "alltime": "max",
+	}
+	intervalWords = map[string]string{
+		"minute": "1m", "1min": "1m", "hour": "1h", "hourly": "1h", "60min": "60m", "day": "1d", "daily": "1d",
+		"1day": "1d", "week": "1wk", "weekly": "1wk", "1w": "1wk", "1week": "1wk", "month": "1mo", "monthly": "1mo",
+		"1month": "1mo", "quarter": "3mo", "quarterly": "3mo",
+	}
+)
+
+// NormalizeRange reads a range written loosely ("month", "1 year",
+// "aapl month") as Yahoo's code; ok is false when no one code is meant.
+func NormalizeRange(s string) (string, bool) { return normalizePeriod(s, Ranges(), rangeWords) }
+
+// NormalizeInterval reads an interval written loosely ("weekly",
+// "1 day") as Yahoo's code; ok is false when no one code is meant.
+func NormalizeInterval(s string) (string, bool) { return normalizePeriod(s, intervals, intervalWords) }
+
+func normalizePeriod(s string, codes []string, words map[string]string) (string, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if slices.Contains(codes, s) {
+		return s, true
+	}
+	joined := strings.NewReplacer(" ", "", "-", "", "_", "").Replace(s)
+	if slices.Contains(codes, joined) {
+		return joined, true
+	}
+	if c, ok := words[strings.TrimSuffix(joined, "s")]; ok {
+		return c, true
+	}
+	if c, ok := words[joined]; ok {
+		return c, true
+	}
+	// One word among others ("aapl month"): taken when exactly one of the
+	// words names a period.
+	found := ""
+	for _, w := range strings.Fields(s) {
+		c, ok := words[strings.TrimSuffix(w, "s")]
+		if !ok {
+			c, ok = words[w]
+		}
+		if !ok && slices.Contains(codes, w) {
+			c, ok = w, true
+		}
+		if ok {
+			if found != "" && found != c {
+				return "", false
+			}
+			found = c
+		}
+	}
+	return found, found != ""
+}

@@ -3,6 +3,7 @@ package search
 import (
 	"net/url"
 	"strings"
+	"unicode"
 )
 
 // BlockList removes unwanted results.
@@ -132,7 +133,46 @@ func normalizeDomain(d string) string {
 	}
 	d = strings.TrimPrefix(d, "*")
 	d = strings.Trim(d, ".")
-	return strings.TrimPrefix(d, "www.")
+	d = strings.TrimPrefix(d, "www.")
+	if !isHostName(d) {
+		// "state of the union" is not a domain: as site:… it would empty
+		// every search.
+		return ""
+	}
+	return d
+}
+
+// isHostName reports whether d is a host name with a dot: labels of
+// letters, digits and hyphens (any script, for IDNs), none empty.
+func isHostName(d string) bool {
+	if len(d) > 253 || !strings.Contains(d, ".") {
+		return false
+	}
+	for _, label := range strings.Split(d, ".") {
+		if label == "" || len(label) > 63 || strings.HasPrefix(label, "-") || strings.HasSuffix(label, "-") {
+			return false
+		}
+		for _, r := range label {
+			if r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// HostNames splits domain filters into the host names among them
+// (normalised: "https://www.bbc.co.uk/news" is bbc.co.uk) and the entries
+// that are not host names ("state of the union"), which filter nothing.
+func HostNames(domains []string) (hosts, rejected []string) {
+	for _, d := range domains {
+		if h := normalizeDomain(d); h != "" {
+			hosts = append(hosts, h)
+		} else if strings.TrimSpace(d) != "" {
+			rejected = append(rejected, d)
+		}
+	}
+	return hosts, rejected
 }
 
 // urlHost returns the normalised host of rawURL ("" when it has none).

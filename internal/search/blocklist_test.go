@@ -2,6 +2,7 @@ package search
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +65,15 @@ func TestFilter(t *testing.T) {
 	}
 	if len(in) != 4 || in[1].URL != "https://spam.example.com/2" {
 		t.Errorf("Filter modified its input: %v", in)
+	}
+}
+
+func TestHostNames(t *testing.T) {
+	hosts, rejected := HostNames([]string{"https://www.BBC.co.uk/news", "state of the union", "reuters", "*.gov.uk", "", "münchen.de", "a..b", "x_y.com"})
+	if strings.Join(hosts, ",") != "bbc.co.uk,gov.uk,münchen.de" {
+		t.Errorf("hosts = %q", hosts)
+	}
+	if strings.Join(rejected, ",") != "state of the union,reuters,a..b,x_y.com" {
+		t.Errorf("rejected = %q", rejected)
 	}
 }

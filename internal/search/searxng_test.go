@@ -181,6 +181,13 @@ func TestSearXNGQueryOptions(t *testing.T) {
 			wantURL: []string{"https://docs.searxng.org/", "https://video.example.net/watch/42"},
 		},
 		{
+			// A phrase is not a domain: as site:… it would empty the search.
+			name:    "a phrase among the domains filters nothing",
+			q:       Query{Text: "x", IncludeDomains: []string{"state of the union", "example.org"}},
+			wantQ:   "x site:example.org",
+			wantURL: []string{"https://www.example.org/articles/self-hosted-search?utm_source=searx"},
+		},
+		{
 			name:    "exclude domains are enforced with subdomains",
 			q:       Query{Text: "x", ExcludeDomains: []string{"searxng.org", "example.net"}},
 			wantQ:   "x -site:searxng.org -site:example.net",

@@ -270,6 +270,24 @@ type Model struct {
 	// GroupCalls, when set, makes the first step of a search group call
 	// these tools instead of the group's own (groups.go); nil: its own.
 	GroupCalls func(r *llmtest.Request) []llm.ToolCall
+	// Misbehave, when positive, makes one in every Misbehave replies bad
+	// the way real models' are (misbehave.go): calls as text, broken
+	// arguments, json_schema refused, JSON among prose. Misbehaved counts
+	// them by kind.
+	Misbehave  int
+	misMu      sync.Mutex
+	misbehaved map[string]int
+}
+
+// Misbehaved returns how many replies misbehaved, by kind.
+func (m *Model) Misbehaved() map[string]int {
+	m.misMu.Lock()
+	defer m.misMu.Unlock()
+	out := map[string]int{}
+	for k, v := range m.misbehaved {
+		out[k] = v
+	}
+	return out
 }
 
 // NewModel starts the scripted model.
@@ -287,6 +305,15 @@ func NewModel(t testing.TB) *Model {
 // Respond answers one request by recognising which of Sova's steps sent it.
 func (m *Model) Respond(r *llmtest.Request) llmtest.Reply {
 	reply := m.respond(r)
+	if bad, kind := m.misbehave(r, reply); kind != "" {
+		m.misMu.Lock()
+		if m.misbehaved == nil {
+			m.misbehaved = map[string]int{}
+		}
+		m.misbehaved[kind]++
+		m.misMu.Unlock()
+		reply = bad
+	}
 	reply.Delay = m.Latency
 	return reply
 }

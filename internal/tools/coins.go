@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/agent"
@@ -176,7 +178,10 @@ func CoinOHLC(run *Run, o CoinOptions) agent.Tool {
 	}
 	return agent.NewTool(CoinOHLCName,
 		"Get a cryptocurrency's open-high-low-close candles over a period from CoinGecko, drawn as a candlestick chart for the person.", call,
-		agent.WithTitle(func(a CoinOHLCArgs) string { return "Getting the price history of " + clip(a.CoinID, 60) }))
+		agent.WithTitle(func(a CoinOHLCArgs) string { return "Getting the price history of " + clip(a.CoinID, 60) }),
+		agent.WithSchema(func(s *jsonschema.Schema) {
+			s.Properties["days"].Enum = []any{"1", "7", "14", "30", "90", "180", "365", "max"}
+		}))
 }
 
 // CoinDataByContract is the coin_data_by_contract tool: the coin of a

@@ -93,6 +93,13 @@ func (c *Citations) Number(src sova.Source) int {
 	return c.n
 }
 
+// Count is how many sources have been numbered.
+func (c *Citations) Count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
 // Write takes the next piece of the answer and returns what can be shown
 // now, its citations checked and renumbered by first use.
 func (c *Citations) Write(delta string) string {

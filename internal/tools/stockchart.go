@@ -9,7 +9,10 @@ import (
 
 	"github.com/sova-ai/sova"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/sova-ai/sova/internal/agent"
+	"github.com/sova-ai/sova/internal/markets"
 )
 
 // StockChartName is the stocks group's chart tool (seed 000 §1.2).
@@ -128,5 +131,28 @@ func StockChartTool(run *Run, o StockChartOptions) agent.Tool {
 				return "Charting " + clip(t, 80)
 			}
 			return "Charting " + clip(strings.Join(a.Symbols, ", "), 80)
+		}),
+		agent.WithSchema(func(s *jsonschema.Schema) {
+			s.Properties["range"].Enum = enumOf(markets.Ranges())
+			s.Properties["interval"].Enum = enumOf(markets.Intervals())
+		}),
+		// "month", "1 year", "weekly": forms models write for Yahoo's codes.
+		agent.WithArgFix(func(args map[string]any) {
+			for key, norm := range map[string]func(string) (string, bool){"range": markets.NormalizeRange, "interval": markets.NormalizeInterval} {
+				if v, ok := args[key].(string); ok {
+					if c, ok := norm(v); ok {
+						args[key] = c
+					}
+				}
+			}
 		}))
+}
+
+// enumOf is a list of strings as a schema's enum.
+func enumOf(values []string) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = v
+	}
+	return out
 }

@@ -132,10 +132,16 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 
 	mode.Status(sink, "agent", "Searching your documents", "")
 	var text strings.Builder
+	// An answer after searches that found nothing says so first.
+	guard := &mode.NoSources{Sink: sink, Lang: language, Count: cites.Count, NotWeb: !web, Write: func(piece string) {
+		text.WriteString(piece)
+		sink.Emit(mode.TextDelta(piece))
+	}}
 	temp := d.cfg.Temperature
 	out, runErr := agent.Run(ctx, agent.Config{
 		Model: d.model, Repair: d.repair, Tools: ts, MaxSteps: d.cfg.MaxSteps,
 		Temperature: &temp, MaxTokens: d.cfg.MaxTokens, Sink: sink,
+		PrepareStep: agent.Policies(agent.LastStepAnswers, guard.Policy),
 		OnText: func(delta string) {
 			if s := cites.Write(delta); s != "" {
 				text.WriteString(s)
@@ -172,7 +178,7 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		stepsJSON = nil // never fails for these types; the answer matters more
 	}
 	return &mode.Result{
-		Text:         text.String(),
+		Text:         guard.Mark(out, text.String()),
 		Sources:      cites.Cited(),
 		Model:        out.Model,
 		FinishReason: mode.FinishReason(out.FinishReason),

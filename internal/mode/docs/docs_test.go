@@ -221,7 +221,7 @@ func TestDocsLimitsSearches(t *testing.T) {
 func TestDocsSurvivesFailingTools(t *testing.T) {
 	e := newDocsEnv(t)
 	e.model.Enqueue(
-		llmtest.Calls(toolCall("c1", "search_documents", `{"query":"budget"}`), toolCall("c2", "search_documents", `{"query":7}`)),
+		llmtest.Calls(toolCall("c1", "search_documents", `{"query":"budget"}`), toolCall("c2", "search_documents", `{"query":{"text":7}}`)),
 		llmtest.Text("not json"), // the repair of c2's arguments fails
 		llmtest.Text("I could not search the documents."),
 	)
@@ -237,7 +237,9 @@ func TestDocsSurvivesFailingTools(t *testing.T) {
 	if len(steps.ToolResults) != 2 || steps.ToolResults[0].Error != "index unavailable" || !strings.Contains(steps.ToolResults[1].Error, "invalid arguments") {
 		t.Errorf("tool results = %+v", steps.ToolResults)
 	}
-	if len(steps.Sources) != 0 || res.Text != "I could not search the documents." {
+	// Nothing was found: the answer says so first.
+	note := mode.UnverifiedNote(mode.LanguageOf(e.input("budget?")), false)
+	if len(steps.Sources) != 0 || res.Text != note+"I could not search the documents." {
 		t.Errorf("sources %+v, text %q", steps.Sources, res.Text)
 	}
 }

@@ -36,6 +36,13 @@ func (s *session) answer(ctx context.Context, notes string) (*mode.Result, error
 			s.sink.Emit(mode.TextDelta(piece))
 		}
 	}
+	if s.cite.Count() == 0 {
+		// Nothing was found to read (search down, a filter that emptied
+		// it): the answer, its report and PDF say so first, and the model
+		// is told there is nothing to cite.
+		write(mode.Unverified(s.sink, s.lang, true, ""))
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: mode.NoSourcesInstruction})
+	}
 	temp := s.cfg.Temperature
 	resp, err := s.m.model.Stream(ctx, llm.Request{Messages: msgs, Temperature: &temp, MaxTokens: s.cfg.MaxTokens}, func(d string) {
 		write(s.cite.Write(d))

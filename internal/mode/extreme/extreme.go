@@ -58,7 +58,8 @@ type Config struct {
 	// Results is how many results a webSearch keeps (8).
 	Results int
 	// ReadPages is how many of a search's results are read in full when
-	// the provider gave no text of them (3).
+	// the provider gave little text of them (Results: every one, seed 000
+	// §2.2).
 	ReadPages int
 	// ContentChars clips each source's text (3000).
 	ContentChars int
@@ -81,7 +82,7 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	c.MaxActions = cmp.Or(c.MaxActions, 15)
 	c.Results = cmp.Or(c.Results, 8)
-	c.ReadPages = cmp.Or(c.ReadPages, 3)
+	c.ReadPages = cmp.Or(c.ReadPages, c.Results)
 	c.ContentChars = cmp.Or(c.ContentChars, 3000)
 	c.ContextChars = cmp.Or(c.ContextChars, 60000)
 	c.Concurrency = cmp.Or(c.Concurrency, 4)
@@ -214,10 +215,11 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 			return s.continueFrom(ctx, cp)
 		}
 	}
-	s.themes = s.plan(ctx)
-	if err := ctx.Err(); err != nil {
+	themes, err := s.plan(ctx)
+	if err != nil {
 		return nil, err
 	}
+	s.themes = themes
 	ts := s.tools(true)
 	if err := s.saveCheckpoint(ctx, phaseResearch, nil, nil, "", nil); err != nil {
 		return nil, err
@@ -299,8 +301,9 @@ func (s *session) research(ctx context.Context, ts []agent.Tool, done []agent.St
 		}
 	}
 	temp := s.cfg.Temperature
+	serial := false // seed 000 §7.4: parallel_tool_calls false
 	out, err := agent.Run(ctx, agent.Config{
-		Model: s.m.model, Repair: s.m.fast, Tools: ts, MaxSteps: todos + 1, Concurrency: 1,
+		Model: s.m.model, Repair: s.m.fast, Tools: ts, MaxSteps: todos + 1, Concurrency: 1, ParallelToolCalls: &serial,
 		Temperature: &temp, MaxTokens: s.cfg.MaxTokens, Done: done,
 		Checkpoint: func(ctx context.Context, steps []agent.Step, msgs []llm.Message) error {
 			return s.saveCheckpoint(ctx, phaseResearch, steps, msgs, "", nil)
@@ -313,8 +316,9 @@ func (s *session) research(ctx context.Context, ts []agent.Tool, done []agent.St
 		if errors.Is(err, errCheckpoint) {
 			return nil, err
 		}
-		// What was found before the model failed is still worth an answer.
-		if out == nil || len(out.Steps) == 0 {
+		// What was found before the model failed is still worth an answer,
+		// unless the endpoint is set up wrongly: the answer would fail too.
+		if out == nil || len(out.Steps) == 0 || llm.IsSetupError(err) {
 			return nil, fmt.Errorf("extreme: research agent: %w", err)
 		}
 		mode.Status(s.sink, "research", "The research agent stopped early; answering from what it found", err.Error())

@@ -22,8 +22,9 @@ const (
 
 // plan writes the research plan (seed 000 §2.1) and shows it. When the
 // model cannot write one, the question itself is the one todo, and the
-// run goes on.
-func (s *session) plan(ctx context.Context) []PlanTheme {
+// run goes on, unless the model endpoint is set up wrongly: then every
+// later call would fail too, and the run stops with what to fix.
+func (s *session) plan(ctx context.Context) ([]PlanTheme, error) {
 	s.parts.emit("plan", PlanPart{Kind: KindPlan, Status: PlanStatus{Title: "Planning the research"}})
 	mode.Status(s.sink, "plan", "Planning the research", "")
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: s.planPrompt()}}
@@ -34,7 +35,10 @@ func (s *session) plan(ctx context.Context) []PlanTheme {
 	plan := normalizePlan(p.Plan, s.cfg.MaxActions)
 	if err != nil || len(plan) == 0 {
 		if ctx.Err() != nil {
-			return nil
+			return nil, ctx.Err()
+		}
+		if llm.IsSetupError(err) {
+			return nil, fmt.Errorf("extreme: %w", err)
 		}
 		detail := "the plan was empty"
 		if err != nil {
@@ -44,7 +48,7 @@ func (s *session) plan(ctx context.Context) []PlanTheme {
 		plan = []PlanTheme{{Title: mode.Clip(s.in.Question, 120), Todos: []string{mode.Clip(s.in.Question, 300)}}}
 	}
 	s.parts.emit("plan", PlanPart{Kind: KindPlan, Status: PlanStatus{Title: "Research plan ready"}, Plan: plan})
-	return plan
+	return plan, nil
 }
 
 // normalizePlan keeps the seed's bounds whatever the model wrote: at most

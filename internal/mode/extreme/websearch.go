@@ -38,6 +38,10 @@ type webResult struct {
 // it to stand in for reading the page.
 const minProviderText = 600
 
+// minReadText is the least text a read page must yield to replace the
+// provider's (seed 000 §2.2: the fallback below 100 characters).
+const minReadText = 100
+
 func (s *session) webSearchTool() agent.Tool {
 	return agent.NewTool(WebSearchName,
 		"Search the web. Returns the numbered results with title, URL, the text read from the page and its date. "+
@@ -73,20 +77,41 @@ func (s *session) webSearch(ctx context.Context, a WebSearchArgs) (agent.Output,
 	if s.cfg.Providers.Search == nil {
 		return fail(errors.New("web search is not available"))
 	}
-	sq := search.Query{Text: q, MaxResults: s.cfg.Results, Language: s.lang.Code, IncludeDomains: a.IncludeDomains}
+	// Domain filters are host names only; what else the model wrote
+	// there is left out, and it is told so.
+	hosts, rejected := search.HostNames(a.IncludeDomains)
+	var notes []string
+	if len(rejected) > 0 {
+		notes = append(notes, fmt.Sprintf("includeDomains takes host names such as reuters.com; %q is not one and was left out", rejected))
+	}
+	sq := search.Query{Text: q, MaxResults: s.cfg.Results, Language: s.lang.Code, IncludeDomains: hosts}
 	if a.Category == "news" {
 		sq.TimeRange = "week"
 	}
 	s.read.SetQuestion(q) // pages are read for the queries too
-	res, err := s.cfg.Providers.Search.Search(ctx, sq)
+	find := func(sq search.Query) ([]search.Result, error) {
+		res, err := s.cfg.Providers.Search.Search(ctx, sq)
+		if err != nil {
+			return nil, err
+		}
+		res = search.Filter(search.Dedupe(res), s.cfg.BlockList)
+		return res[:min(len(res), s.cfg.Results)], nil
+	}
+	res, err := find(sq)
+	if err == nil && len(res) == 0 && len(hosts) > 0 {
+		// A filter that empties the search is dropped rather than leaving
+		// the agent with nothing to read.
+		sq.IncludeDomains = nil
+		if res, err = find(sq); err == nil {
+			notes = append(notes, fmt.Sprintf("no result came from %s, so these results are from the whole web", strings.Join(hosts, ", ")))
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return agent.Output{}, ctx.Err()
 		}
 		return fail(err)
 	}
-	res = search.Filter(search.Dedupe(res), s.cfg.BlockList)
-	res = res[:min(len(res), s.cfg.Results)]
 
 	results := make([]webResult, len(res))
 	for i, r := range res {
@@ -110,7 +135,11 @@ func (s *session) webSearch(ctx context.Context, a WebSearchArgs) (agent.Output,
 	part.Status = QueryCompleted
 	s.parts.emit(id, part)
 
-	text, err := json.Marshal(map[string]any{"query": q, "results": results})
+	body := map[string]any{"query": q, "results": results}
+	if len(notes) > 0 {
+		body["note"] = strings.Join(notes, "; ")
+	}
+	text, err := json.Marshal(body)
 	if err != nil {
 		return agent.Output{}, err
 	}
@@ -137,8 +166,8 @@ func (s *session) readContents(ctx context.Context, queryID string, res []search
 				return nil // one page failing leaves the others
 			}
 			text := mode.Clip(pg.Excerpt(s.read.Focus()...).Markdown, s.cfg.ContentChars)
-			if text == "" {
-				return nil
+			if len([]rune(strings.TrimSpace(text))) < minReadText {
+				return nil // a page that yields next to nothing keeps the provider's text
 			}
 			mu.Lock()
 			results[i].Content = text

@@ -154,11 +154,22 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		mode.Status(sink, "agent", m.spec.Working, "")
 	}
 	var text strings.Builder
+	// An answer after tools that found no source says so first.
+	guard := &mode.NoSources{Sink: sink, Lang: language, Count: cites.Count,
+		Write: func(piece string) {
+			text.WriteString(piece)
+			sink.Emit(mode.TextDelta(piece))
+		},
+		Citing: func(tool string) bool { return !slices.Contains(nonCiting, tool) }}
+	var noSources agent.PrepareStep
+	if !m.spec.Personal {
+		noSources = guard.Policy
+	}
 	temp := m.cfg.Temperature
 	out, err := agent.Run(ctx, agent.Config{
 		Model: m.model, Repair: m.repair, Tools: ts, MaxSteps: m.cfg.MaxSteps,
 		Temperature: &temp, MaxTokens: m.cfg.MaxTokens, Sink: sink,
-		PrepareStep: agent.Policies(agent.OneToolRound, agent.LastStepAnswers),
+		PrepareStep: agent.Policies(agent.OneToolRound, agent.LastStepAnswers, noSources),
 		OnText: func(delta string) {
 			if s := cites.Write(delta); s != "" {
 				text.WriteString(s)
@@ -181,14 +192,23 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	if err != nil {
 		steps = nil // never fails for these types; the answer matters more
 	}
+	answer := text.String()
+	if !m.spec.Personal {
+		answer = guard.Mark(out, answer)
+	}
 	return &mode.Result{
-		Text:         text.String(),
+		Text:         answer,
 		Sources:      cites.Cited(),
 		Model:        out.Model,
 		FinishReason: mode.FinishReason(out.FinishReason),
 		Steps:        steps,
 	}, nil
 }
+
+// nonCiting are the group tools that number no source: a run that
+// called only these needs no note that nothing was read.
+var nonCiting = []string{tools.TextTranslateName, tools.DatetimeName, tools.CodeInterpreterName, tools.GetWeatherDataName,
+	tools.NearbyPlacesSearchName, tools.CurrencyConverterName, tools.TrackFlightName, tools.SearchMemoriesName, tools.AddMemoryName}
 
 // systemPrompt is the group's instructions with the rules every group
 // shares: one tool round, citations, date, language, and what is not

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"sync"
 
-	agentloop "github.com/sova-ai/sova/internal/agent"
 	"golang.org/x/sync/errgroup"
+
+	agentloop "github.com/sova-ai/sova/internal/agent"
+	"github.com/sova-ai/sova/internal/llm"
 )
 
 // todo is one task of an agent.
@@ -157,8 +159,8 @@ func (b *board) agentLoop(ctx context.Context, a *agent) error {
 		if err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err != nil && agentloop.IsFatal(err) {
-			return err
+		if err != nil && (agentloop.IsFatal(err) || llm.IsSetupError(err)) {
+			return err // a model endpoint set up wrongly fails every agent alike
 		}
 		if err != nil {
 			status(b.s.sink, "research", fmt.Sprintf("%s could not finish %q", a.id, t.title), err.Error())

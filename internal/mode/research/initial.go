@@ -88,6 +88,9 @@ func (s *session) initialSearch(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if llm.IsSetupError(err) {
+			return fmt.Errorf("deep_research: %w", err)
+		}
 		status(s.sink, "initial_search", "The initial deep search failed; researching without it", err.Error())
 		return nil
 	}

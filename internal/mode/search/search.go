@@ -170,6 +170,9 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 			return nil, ctx.Err()
 		}
 		// A failed rewrite is not fatal: the question itself is a query.
+		if llm.IsSetupError(err) {
+			return nil, err // the model endpoint is set up wrongly: every later call would fail too
+		}
 		mode.Warn(sink, "rewrite", "Could not rewrite the question; searching for it as asked", err.Error())
 	} else {
 		rewritten = strings.TrimSpace(rw.RewrittenQuery)
@@ -185,6 +188,9 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		if queries, err = s.generateQueries(ctx, in, rewritten, nil, nil); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			if llm.IsSetupError(err) {
+				return nil, err // the model endpoint is set up wrongly: every later call would fail too
 			}
 			mode.Warn(sink, "queries", "Could not generate queries; searching for the rewritten question", err.Error())
 			queries = []string{rewritten}
@@ -253,6 +259,9 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			if llm.IsSetupError(err) {
+				return nil, err // the model endpoint is set up wrongly: every later call would fail too
 			}
 			mode.Warn(sink, "queries", "Could not generate follow-up queries", err.Error())
 			break

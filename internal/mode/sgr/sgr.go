@@ -371,8 +371,14 @@ func (m *Mode) loop(ctx context.Context, w *work, in mode.Input, sink event.Sink
 
 // tools are those the agent may choose at a step: a tool is withdrawn when
 // its limit is reached, the plan tools follow whether a plan exists, and at
-// the last step only the report and the final answer remain.
+// the last step only the report and the final answer remain. Once the
+// report is written only the final answer is left (seed 001): a
+// clarifying question then would pause the run with the report out of
+// reach.
 func (m *Mode) tools(w *work, step int) []string {
+	if w.mem.Report != nil {
+		return []string{ToolFinalAnswer}
+	}
 	if step >= m.cfg.MaxSteps {
 		return []string{ToolCreateReport, ToolFinalAnswer}
 	}

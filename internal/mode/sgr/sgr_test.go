@@ -265,7 +265,8 @@ func TestResearchClarificationContinuationReport(t *testing.T) {
 	if got := offered(t, e.requests(3)[0]); slices.Contains(got, ToolGeneratePlan) || !slices.Contains(got, ToolAdaptPlan) {
 		t.Errorf("with a plan, step 3 offered %v", got)
 	}
-	if got := offered(t, e.requests(6)[0]); !slices.Equal(got, []string{ToolCreateReport, ToolFinalAnswer}) {
+	// The report is written (step 5): only the final answer is left.
+	if got := offered(t, e.requests(6)[0]); !slices.Equal(got, []string{ToolFinalAnswer}) {
 		t.Errorf("the last step offered %v", got)
 	}
 	if !strings.Contains(e.requests(6)[0].System(), "This is the last step") {
@@ -395,19 +396,24 @@ func TestToolsTable(t *testing.T) {
 		step           int
 		searches, clar int
 		plan           bool
+		report         bool
 		want           []string
 	}{
-		{"fresh", 1, 0, 0, false, []string{ToolClarification, ToolGeneratePlan, ToolWebSearch, ToolExtract, ToolCreateReport, ToolFinalAnswer}},
-		{"with a plan", 2, 0, 0, true, []string{ToolClarification, ToolAdaptPlan, ToolWebSearch, ToolExtract, ToolCreateReport, ToolFinalAnswer}},
-		{"limits reached", 3, 2, 1, true, []string{ToolAdaptPlan, ToolExtract, ToolCreateReport, ToolFinalAnswer}},
-		{"last step", 5, 0, 0, false, []string{ToolCreateReport, ToolFinalAnswer}},
-		{"past the last step", 6, 0, 0, true, []string{ToolCreateReport, ToolFinalAnswer}},
+		{"fresh", 1, 0, 0, false, false, []string{ToolClarification, ToolGeneratePlan, ToolWebSearch, ToolExtract, ToolCreateReport, ToolFinalAnswer}},
+		{"with a plan", 2, 0, 0, true, false, []string{ToolClarification, ToolAdaptPlan, ToolWebSearch, ToolExtract, ToolCreateReport, ToolFinalAnswer}},
+		{"limits reached", 3, 2, 1, true, false, []string{ToolAdaptPlan, ToolExtract, ToolCreateReport, ToolFinalAnswer}},
+		{"last step", 5, 0, 0, false, false, []string{ToolCreateReport, ToolFinalAnswer}},
+		{"past the last step", 6, 0, 0, true, false, []string{ToolCreateReport, ToolFinalAnswer}},
+		{"after the report", 3, 0, 0, true, true, []string{ToolFinalAnswer}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &work{agent: &sova.Agent{SearchesUsed: tt.searches, ClarificationsUsed: tt.clar}}
 			if tt.plan {
 				w.mem.Plan = &plan{Goal: "g"}
+			}
+			if tt.report {
+				w.mem.Report = &report{Text: "# Report"}
 			}
 			if got := m.tools(w, tt.step); !slices.Equal(got, tt.want) {
 				t.Errorf("tools = %v, want %v", got, tt.want)

@@ -1,0 +1,108 @@
+package app
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sova-ai/sova/internal/event/eventtest"
+	"github.com/sova-ai/sova/internal/lang"
+	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/sovatest"
+)
+
+var markerRE = regexp.MustCompile(`\[\d+\]`)
+
+// TestEveryModeHoldsWithAMisbehavingModel runs every citing mode against
+// a model that misbehaves in a third of its replies (tool calls written as
+// text, broken arguments, json_schema refused, JSON among prose): at least
+// 95% of the runs end with an answer citing pages that were read, the rest
+// with the note that nothing was read, and none cites nothing.
+func TestEveryModeHoldsWithAMisbehavingModel(t *testing.T) {
+	arts := sovatest.DefaultArticles()
+	site := sovatest.NewSite(t, arts)
+	sx := sovatest.NewSearXNG(t, site, arts)
+	prov := sovatest.NewProviders(t)
+	model := sovatest.NewModel(t)
+	model.Misbehave = 3
+	vars := sovatest.Env(model, sx, t.TempDir())
+	for k, v := range sovatest.ProviderEnv(prov) {
+		vars[k] = v
+	}
+	a, err := New(t.Context(), mustConfig(t, vars), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close(context.Background()) })
+
+	questions := []string{
+		"How did presidents describe the economy in the 1930s?",
+		"What did Roosevelt say about banks in 1933?",
+		"Compare GDP growth decade by decade since the 1930s",
+		"Why did the United States leave the gold standard?",
+		"What happened to farm prices in the Dust Bowl years?",
+		"What was the New Deal?",
+	}
+	modes := []string{"search", "deep_search", "web", "stocks", "extreme", "deep_research"}
+	notes := map[string]bool{}
+	for _, l := range []lang.Language{lang.English, lang.Russian} {
+		notes[mode.UnverifiedNote(l, true)], notes[mode.UnverifiedNote(l, false)] = true, true
+	}
+	runs, cited, noted := 0, 0, 0
+	for _, id := range modes {
+		m, ok := a.Service.Modes().Get(id)
+		if !ok {
+			t.Fatalf("mode %s is not registered", id)
+		}
+		for _, q := range questions {
+			runs++
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			var rec eventtest.Recorder
+			res, err := m.Run(ctx, mode.Input{Question: q, RunID: "r-" + id + q[:8], Now: time.Now()}, &rec)
+			cancel()
+			if err != nil {
+				t.Errorf("%s %q: %v", id, q, err)
+				continue
+			}
+			isNoted := false
+			for n := range notes {
+				isNoted = isNoted || strings.HasPrefix(res.Text, n)
+			}
+			if strings.Contains(res.Text, "<tool_call>") || strings.Contains(res.Text, "[TOOL_CALLS]") || strings.Contains(res.Text, `"arguments"`) {
+				t.Errorf("%s %q: a tool call shows in the answer: %q", id, q, res.Text)
+			}
+			if isNoted {
+				noted++
+				continue
+			}
+			// Every source cited is a page of the site that was read, or
+			// a data provider's page a tool fetched.
+			allRead := len(res.Sources) > 0 && markerRE.MatchString(res.Text)
+			for _, src := range res.Sources {
+				if p, ok := strings.CutPrefix(src.URL, site.URL); ok && site.Hits(p) == 0 {
+					allRead = false
+				}
+			}
+			if !allRead {
+				t.Errorf("%s %q cites nothing read and says nothing of it: sources %d, text %q", id, q, len(res.Sources), res.Text)
+				continue
+			}
+			cited++
+		}
+	}
+	mis := model.Misbehaved()
+	t.Logf("%d runs: %d cite pages read, %d say nothing was read; misbehaved replies %v", runs, cited, noted, mis)
+	if cited*100 < runs*95-noted*100 || cited+noted != runs {
+		t.Errorf("%d of %d runs cite pages read, %d are noted", cited, runs, noted)
+	}
+	if cited*100 < runs*95 {
+		t.Errorf("only %d of %d runs cite pages read", cited, runs)
+	}
+	for _, kind := range []string{sovatest.MisTextCalls, sovatest.MisBrokenArgs, sovatest.MisNoJSONSchema} {
+		if mis[kind] == 0 {
+			t.Errorf("the model never misbehaved with %s: %v", kind, mis)
+		}
+	}
+}
