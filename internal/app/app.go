@@ -225,6 +225,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 		return nil, err
 	}
 	limiter := newLimiter(cfg, st, sh) // limits.go
+	limiter.SetLogger(logger)
 	var titler run.Titler
 	if !cfg.TitleGenerationOff {
 		titler = run.ModelTitler{Model: fast}
