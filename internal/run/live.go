@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sova-ai/sova"
@@ -26,6 +27,10 @@ type liveRun struct {
 	firstSeq int64 // events before this one are only in the store (earlier parts of a resumed run)
 	cancel   context.CancelCauseFunc
 	durable  bool // its mode continues from checkpoints: Drain hands it back
+
+	// handedBack: the run ended here without ending (handBack): it goes
+	// on on another node, and its followers here read it from the store.
+	handedBack atomic.Bool
 
 	mu      sync.Mutex
 	events  []event.Event
@@ -147,6 +152,9 @@ func (s *Service) Follow(ctx context.Context, runID string, after int64, fn func
 				return err
 			}
 			after = e.Seq
+		}
+		if done && !o.snapshot && lr.handedBack.Load() {
+			return s.followHandedOff(ctx, userID, runID, after, fn) // handoff.go
 		}
 		if done || o.snapshot {
 			return nil

@@ -659,6 +659,7 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	timedOut := errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancelTimeout()
 	if err != nil && s.handBack(ctx, p, log, err) {
+		lr.handedBack.Store(true)
 		return &Outcome{RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, State: sova.RunRunning, Err: err}
 	}
 
