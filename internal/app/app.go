@@ -147,7 +147,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 	}
 	fetcher := fetch.New(fcfg)
 
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	st, err := store.OpenPool(ctx, cfg.DatabaseURL, cfg.DataDir, store.Pool{Postgres: cfg.DatabaseMaxConns, SQLite: cfg.SQLiteMaxConns})
 	if err != nil {
 		return nil, fmt.Errorf("opening the store: %w", err)
 	}
