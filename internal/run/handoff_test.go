@@ -34,7 +34,7 @@ func handoffMode(started chan<- struct{}) durable {
 // from the store while another node continues it, to its finish.
 func TestFollowerOfHandedBackRunGoesOn(t *testing.T) {
 	st := sharedStore(t)
-	ctx, cancel := context.WithTimeout(userCtx(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(userCtx(t), 30*time.Second)
 	defer cancel()
 	started := make(chan struct{})
 	m := handoffMode(started)
@@ -82,7 +82,7 @@ func TestAwaitAnswerOfHandedBackRun(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			st := sharedStore(t)
-			ctx, cancel := context.WithTimeout(userCtx(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(userCtx(t), 30*time.Second)
 			defer cancel()
 			started := make(chan struct{})
 			m := handoffMode(started)

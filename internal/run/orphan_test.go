@@ -105,7 +105,7 @@ func stuckRun(t *testing.T, lease time.Duration) (*Service, *fullDisk, *Prepared
 		return &mode.Result{Text: "done", FinishReason: "stop"}, nil
 	}}
 	svc := node(t, st, m, "node-a", lease, true)
-	p, err := svc.Prepare(userCtx(), Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
+	p, err := svc.Prepare(userCtx(t), Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func stuckRun(t *testing.T, lease time.Duration) (*Service, *fullDisk, *Prepared
 	close(release)
 	executorGone(t, svc, p.RunID)
 	st.full.Store(false)
-	if r, _ := st.GetRun(userCtx(), testUser, p.RunID); r.State != sova.RunRunning {
+	if r, _ := st.GetRun(userCtx(t), testUser, p.RunID); r.State != sova.RunRunning {
 		t.Fatalf("the run's end was stored on a full disk: %s", r.State)
 	}
 	return svc, st, p
@@ -125,7 +125,7 @@ func stuckRun(t *testing.T, lease time.Duration) (*Service, *fullDisk, *Prepared
 // run has ended.
 func askAgain(t *testing.T, svc *Service, p *Prepared) {
 	t.Helper()
-	next, err := svc.Prepare(userCtx(), Request{ChatID: p.ChatID, Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "again"}}, Persist: true})
+	next, err := svc.Prepare(userCtx(t), Request{ChatID: p.ChatID, Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "again"}}, Persist: true})
 	if err != nil {
 		t.Fatalf("a new question in the chat: %v", err)
 	}
@@ -148,7 +148,7 @@ func TestRunWithoutExecutorIsClosed(t *testing.T) {
 // than saying it is not running because it is running.
 func TestCancelRunWithoutExecutor(t *testing.T) {
 	svc, st, p := stuckRun(t, time.Minute)
-	if err := svc.Cancel(userCtx(), p.RunID); err != nil {
+	if err := svc.Cancel(userCtx(t), p.RunID); err != nil {
 		t.Fatalf("cancel of a run with no executor: %v", err)
 	}
 	waitRunState(t, st, p.RunID, sova.RunCancelled)
@@ -186,7 +186,7 @@ func TestStoreFaultHandsDurableRunBack(t *testing.T) {
 		return &mode.Result{Text: "the disk was not full", FinishReason: "stop"}, nil
 	}}}
 	svc := node(t, st, m, "node-a", 300*time.Millisecond, true)
-	p, err := svc.Prepare(userCtx(), Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
+	p, err := svc.Prepare(userCtx(t), Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestStoreFaultHandsDurableRunBack(t *testing.T) {
 	if r.Error != "" || runs.Load() != 2 {
 		t.Errorf("run %s error %q after %d executions, want completed after 2", r.State, r.Error, runs.Load())
 	}
-	stored, err := st.RunEvents(userCtx(), p.RunID, 0)
+	stored, err := st.RunEvents(userCtx(t), p.RunID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,11 +42,11 @@ func TestUsageRecordedThroughDroppedConnections(t *testing.T) {
 	}}
 	svc, _ := newService(t, m, nil, time.Minute)
 	svc.opt.Usage = usage
-	p, err := svc.Prepare(userCtx(), Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}})
+	p, err := svc.Prepare(userCtx(t), Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := svc.Execute(userCtx(), p, event.Discard); o.Err != nil {
+	if o := svc.Execute(userCtx(t), p, event.Discard); o.Err != nil {
 		t.Fatal(o.Err)
 	}
 	usage.mu.Lock()
