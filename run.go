@@ -117,9 +117,11 @@ type RunStore interface {
 	// DeleteRunFiles removes a run's workspace.
 	DeleteRunFiles(ctx context.Context, runID string) error
 
-	// RenewLeases moves the lease of every running run the node holds to
-	// until and returns their ids: a run missing from them was taken over.
-	RenewLeases(ctx context.Context, nodeID string, until time.Time) ([]string, error)
+	// RenewLeases moves the lease of each of runIDs (the runs the node
+	// executes) that is running and held by the node to until, and returns
+	// their ids: a run missing from them was taken over. A running run the
+	// node holds and does not name is not renewed: nothing executes it.
+	RenewLeases(ctx context.Context, nodeID string, runIDs []string, until time.Time) ([]string, error)
 	// ClaimRun gives a running run to the node until the given time when
 	// its lease has passed (before now) or the node holds it already;
 	// ErrConflict when another node holds it, ErrNotFound when it is not

@@ -148,7 +148,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 	}
 	fetcher := fetch.New(fcfg)
 
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	st, err := store.OpenPool(ctx, cfg.DatabaseURL, cfg.DataDir, store.Pool{Postgres: cfg.DatabaseMaxConns, SQLite: cfg.SQLiteMaxConns})
 	if err != nil {
 		return nil, fmt.Errorf("opening the store: %w", err)
 	}
@@ -226,6 +226,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 		return nil, err
 	}
 	limiter := newLimiter(cfg, st, sh) // limits.go
+	limiter.SetLogger(logger)
 	var titler run.Titler
 	if !cfg.TitleGenerationOff {
 		titler = run.ModelTitler{Model: fast}

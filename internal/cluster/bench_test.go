@@ -38,7 +38,8 @@ func BenchmarkCrossNodeLatency(b *testing.B) {
 				store:    func(st *store.DB) run.Store { return &tracedReads{DB: st, tr: tr} },
 				notifier: func(n run.Notifier) run.Notifier { return &tracedNotices{Notifier: n, tr: tr} },
 			})
-			ctx := sova.WithUser(context.Background(), ann)
+			ctx, cancelFollow := context.WithTimeout(sova.WithUser(context.Background(), ann), time.Minute) // a Follow that fails ends, not hangs
+			defer cancelFollow()
 			for b.Loop() {
 				tr.reset()
 				p, err := na.svc.Prepare(ctx, run.Request{Mode: "stream", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})

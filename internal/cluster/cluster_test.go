@@ -146,7 +146,8 @@ func TestFollowRunOfAnotherNode(t *testing.T) {
 			dsn := storetest.PostgresDSN(t)
 			m := streaming{n: 120, gap: 5 * time.Millisecond}
 			a, b := newNode(t, dsn, be, m, nodeOptions{}), newNode(t, dsn, be, m, nodeOptions{})
-			ctx := sova.WithUser(context.Background(), ann)
+			ctx, cancelFollow := context.WithTimeout(sova.WithUser(context.Background(), ann), time.Minute) // a Follow that fails ends, not hangs
+			defer cancelFollow()
 			p := ask(t, a, ctx)
 			var live []event.Event
 			done := make(chan struct{})
@@ -236,7 +237,8 @@ func TestCancelOnAnotherNode(t *testing.T) {
 			m := streaming{n: 2000, gap: 5 * time.Millisecond}
 			o := nodeOptions{lease: time.Minute}
 			a, b := newNode(t, dsn, be, m, o), newNode(t, dsn, be, m, o)
-			ctx := sova.WithUser(context.Background(), ann)
+			ctx, cancelFollow := context.WithTimeout(sova.WithUser(context.Background(), ann), time.Minute) // a Follow that fails ends, not hangs
+			defer cancelFollow()
 			p := ask(t, a, ctx)
 			out := make(chan *run.Outcome, 1)
 			go func() { out <- a.svc.Execute(ctx, p, event.Discard) }()
@@ -325,7 +327,8 @@ func TestCancelRepeatedUntilTheRunStops(t *testing.T) {
 			a := newNode(t, dsn, be, m, nodeOptions{lease: 3 * time.Second,
 				notifier: func(n run.Notifier) run.Notifier { deaf.Notifier = n; return deaf }})
 			b := newNode(t, dsn, be, m, nodeOptions{lease: 3 * time.Second})
-			ctx := sova.WithUser(context.Background(), ann)
+			ctx, cancelFollow := context.WithTimeout(sova.WithUser(context.Background(), ann), time.Minute) // a Follow that fails ends, not hangs
+			defer cancelFollow()
 			p := ask(t, a, ctx)
 			out := make(chan *run.Outcome, 1)
 			go func() { out <- a.svc.Execute(ctx, p, event.Discard) }()
@@ -362,7 +365,8 @@ func TestCancelRunOfStoppedNode(t *testing.T) {
 				m := durableStreaming{streaming{n: 2000, gap: 5 * time.Millisecond}}
 				o := nodeOptions{lease: tc.lease}
 				b, c := newNode(t, dsn, be, m, o), newNode(t, dsn, be, m, o)
-				ctx := sova.WithUser(context.Background(), ann)
+				ctx, cancelFollow := context.WithTimeout(sova.WithUser(context.Background(), ann), time.Minute) // a Follow that fails ends, not hangs
+				defer cancelFollow()
 				// The run of a node that died: running, its events stored, its
 				// lease its own.
 				r := &sova.Run{UserID: ann.ID, Mode: "stream", State: sova.RunRunning, Question: "q",
@@ -405,7 +409,8 @@ func TestDeleteChatStopsRunOnAnotherNode(t *testing.T) {
 			m := streaming{n: 2000, gap: 5 * time.Millisecond}
 			o := nodeOptions{lease: time.Minute}
 			a, b := newNode(t, dsn, be, m, o), newNode(t, dsn, be, m, o)
-			ctx := sova.WithUser(context.Background(), ann)
+			ctx, cancelFollow := context.WithTimeout(sova.WithUser(context.Background(), ann), time.Minute) // a Follow that fails ends, not hangs
+			defer cancelFollow()
 			p := ask(t, a, ctx)
 			out := make(chan *run.Outcome, 1)
 			go func() { out <- a.svc.Execute(ctx, p, event.Discard) }()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/sova-ai/sova/internal/cluster"
@@ -47,7 +48,11 @@ var severables = []struct {
 		}
 		t.Cleanup(n.Close)
 		return severable{n, func(t *testing.T) {
-			c, err := pgx.Connect(t.Context(), dsn)
+			pc, err := pgxpool.ParseConfig(dsn) // the DSN carries pool settings
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := pgx.ConnectConfig(t.Context(), pc.ConnConfig)
 			if err != nil {
 				t.Fatal(err)
 			}

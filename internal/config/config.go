@@ -32,6 +32,10 @@ type Config struct {
 	DataDir     string `env:"SOVA_DATA_DIR"`
 	DatabaseURL string `env:"SOVA_DATABASE_URL"`
 	RedisURL    string `env:"SOVA_REDIS_URL"`
+	// Connection budget (docs/scaling.md): the most connections this node
+	// opens to PostgreSQL (pool_max_conns in the URL wins) and to SQLite.
+	DatabaseMaxConns int `env:"SOVA_DATABASE_MAX_CONNS" envDefault:"16"`
+	SQLiteMaxConns   int `env:"SOVA_SQLITE_MAX_CONNS" envDefault:"8"`
 	// Nodes sharing one PostgreSQL database (docs/scaling.md): this node's
 	// name (empty: a random one per start) and how long a run stays with a
 	// node that stops renewing it.
@@ -283,6 +287,8 @@ func (c *Config) validate() error {
 		"SOVA_CHAT_HISTORY_LIMIT":         c.ChatHistoryLimit,
 		"SOVA_CONTENT_MAX_CHARS":          c.ContentMaxChars,
 		"SOVA_MAX_QUESTION_CHARS":         c.MaxQuestionChars,
+		"SOVA_DATABASE_MAX_CONNS":         c.DatabaseMaxConns,
+		"SOVA_SQLITE_MAX_CONNS":           c.SQLiteMaxConns,
 	}
 	for name, v := range positive {
 		if v < 1 {

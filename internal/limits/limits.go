@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -42,6 +43,8 @@ type Config struct {
 	Places Places
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// Logger gets the counts given up on (nil: none).
+	Logger *slog.Logger
 }
 
 // ErrRateLimited is what every refusal Is.
@@ -97,6 +100,9 @@ func New(cfg Config, c Counter) *Limiter {
 	if cfg.Places == nil {
 		cfg.Places = &LocalPlaces{}
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	return &Limiter{cfg: cfg, counter: c}
 }
 
@@ -143,7 +149,7 @@ func (l *Limiter) Admit(ctx context.Context, u sova.User, modeID string) (releas
 	if long && l.cfg.Concurrent > 0 {
 		free, ok, err := l.cfg.Places.TryHold(ctx, placesKey(u.ID), l.cfg.Concurrent)
 		if err != nil {
-			return nil, fmt.Errorf("counting the long runs going: %w", err)
+			return nil, &Unavailable{Counter: "concurrent long runs", RetryAfter: unavailableRetry, Err: fmt.Errorf("counting the long runs going: %w", err)}
 		}
 		if !ok {
 			return nil, &Exceeded{Counter: "concurrent", Limit: int64(l.cfg.Concurrent), Role: u.Role, RetryAfter: concurrentRetry}
@@ -155,27 +161,46 @@ func (l *Limiter) Admit(ctx context.Context, u sova.User, modeID string) (releas
 		return &Exceeded{Counter: counter, Limit: limit, Role: u.Role, RetryAfter: resets.Sub(now), Resets: resets}
 	}
 	msgKey := Key{Subject: u.ID, Counter: Messages, Period: period}
-	if _, ok, err := l.counter.Add(ctx, msgKey, 1, q.Messages, ttl); err != nil {
+	msgCounted, err := l.count(ctx, u, msgKey, q.Messages, ttl)
+	if err != nil {
 		release()
-		return nil, fmt.Errorf("counting the message: %w", err)
-	} else if !ok {
+		return nil, err
+	}
+	if !msgCounted {
 		return nil, refuse(Messages, q.Messages)
 	}
 	if long {
-		_, ok, err := l.counter.Add(ctx, Key{Subject: u.ID, Counter: Extreme, Period: period}, 1, q.Extreme, ttl)
+		ok, err := l.count(ctx, u, Key{Subject: u.ID, Counter: Extreme, Period: period}, q.Extreme, ttl)
 		if err != nil || !ok {
 			// The message was counted for a run that does not start.
-			if _, _, uerr := l.counter.Add(ctx, msgKey, -1, Unlimited, ttl); uerr != nil && err == nil {
-				err = uerr
+			if _, _, uerr := l.add(ctx, msgKey, -1, Unlimited, ttl); uerr != nil {
+				l.cfg.Logger.Warn("taking back a message counted for a run that did not start failed", "user", u.ID, "err", uerr)
 			}
+			release()
 			if err != nil {
-				release()
-				return nil, fmt.Errorf("counting the long run: %w", err)
+				return nil, err
 			}
 			return nil, refuse(Extreme, q.Extreme)
 		}
 	}
 	return release, nil
+}
+
+// count adds one unit under k unless that passes limit; ok is false when
+// it would. A counter that does not answer refuses with Unavailable where
+// there is a limit to keep, and lets the unit go uncounted where there is
+// none (ok true).
+func (l *Limiter) count(ctx context.Context, u sova.User, k Key, limit int64, ttl time.Duration) (ok bool, err error) {
+	_, ok, err = l.add(ctx, k, 1, limit, ttl)
+	if err == nil {
+		return ok, nil
+	}
+	if limit < 0 {
+		l.cfg.Logger.Warn("usage not counted: the counter does not answer; the question goes on", "user", u.ID, "counter", k.Counter, "err", err)
+		return true, nil
+	}
+	l.cfg.Logger.Error("a limit could not be checked: the counter does not answer; the question is refused (503)", "user", u.ID, "counter", k.Counter, "err", err)
+	return false, &Unavailable{Counter: k.Counter, RetryAfter: unavailableRetry, Err: fmt.Errorf("counting %s: %w", k.Counter, err)}
 }
 
 // placesKey names a user's long runs going.

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/sova-ai/sova"
@@ -46,26 +47,48 @@ func (s *Service) cancelElsewhere(ctx context.Context, r *sova.Run) error {
 	return nil
 }
 
+// cancelOrphan closes as cancelled a running run that no node executes.
+func (s *Service) cancelOrphan(ctx context.Context, r *sova.Run) error {
+	done, err := s.closeCancelled(ctx, r)
+	if err != nil || done {
+		return err
+	}
+	// Another node claimed it just now: ask that one.
+	if s.opt.Notifier == nil {
+		return fmt.Errorf("%w here: node %s took it over", ErrNotRunning, r.NodeID)
+	}
+	return s.cancelElsewhere(ctx, r)
+}
+
+// closeCancelled claims a run nobody executes and closes it as cancelled;
+// done is false when another node holds it.
+func (s *Service) closeCancelled(ctx context.Context, r *sova.Run) (done bool, err error) {
+	now := s.opt.Now()
+	switch err := s.opt.Store.ClaimRun(ctx, r.ID, s.opt.NodeID, now, s.leaseEnd()); {
+	case err == nil:
+		r.NodeID = s.opt.NodeID
+		if err := s.closeLost(ctx, r, sova.RunCancelled, "the run was cancelled", []event.Event{
+			{Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishCancelled}},
+		}); err != nil {
+			return false, err
+		}
+		s.opt.Logger.Info("run with no executor cancelled", "run", r.ID, "mode", r.Mode, "node", s.opt.NodeID)
+		return true, nil
+	case errors.Is(err, sova.ErrNotFound):
+		return true, nil // it ended meanwhile
+	case !errors.Is(err, sova.ErrConflict):
+		return false, err
+	}
+	return false, nil
+}
+
 // cancelOnce asks once; done reports that the run was closed here (or
 // had ended).
 func (s *Service) cancelOnce(ctx context.Context, r *sova.Run) (done bool, err error) {
 	if s.opt.Now().After(r.LeaseUntil) {
 		// Its node stopped renewing the lease: nobody executes it.
-		now := s.opt.Now()
-		switch err := s.opt.Store.ClaimRun(ctx, r.ID, s.opt.NodeID, now, s.leaseEnd()); {
-		case err == nil:
-			r.NodeID = s.opt.NodeID
-			if err := s.closeLost(ctx, r, sova.RunCancelled, "the run was cancelled", []event.Event{
-				{Type: event.TypeFinish, Finish: &event.Finish{Reason: event.FinishCancelled}},
-			}); err != nil {
-				return false, err
-			}
-			s.opt.Logger.Info("run of a stopped node cancelled", "run", r.ID, "mode", r.Mode, "node", s.opt.NodeID)
-			return true, nil
-		case errors.Is(err, sova.ErrNotFound):
-			return true, nil // it ended meanwhile
-		case !errors.Is(err, sova.ErrConflict):
-			return false, err
+		if done, err := s.closeCancelled(ctx, r); err != nil || done {
+			return done, err
 		}
 		// Another node took it over just now: ask that one.
 	}

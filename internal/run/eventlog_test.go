@@ -103,7 +103,7 @@ func TestEventsNeverWaitForTheStore(t *testing.T) {
 	svc, st := newService(t, m, nil, 0)
 	flaky := &flakyStore{Store: st, gate: make(chan struct{}), failures: 3, lateCommits: 1}
 	useStore(svc, flaky)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)

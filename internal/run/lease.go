@@ -33,6 +33,9 @@ import (
 // (the node could not renew it) and another node took the run over.
 var errLeaseLost = errors.New("another node took the run over")
 
+// errStoreFault is why a durable run whose store failed is handed back.
+var errStoreFault = errors.New("the store failed under the run")
+
 // leaseState is what readiness reports of the lease keeper.
 type leaseState struct {
 	mu       sync.Mutex
@@ -74,10 +77,19 @@ func (s *Service) startLeases() {
 	}()
 }
 
-// renew extends the leases of this node's runs and stops the runs it no
-// longer holds.
+// renew extends the leases of the runs this node executes and stops the
+// runs it no longer holds. A run of this node that nothing here executes
+// (its executor ended without storing its end: a full disk, a lost
+// database) is not renewed: its lease passes and the sweep closes or
+// continues it.
 func (s *Service) renew(ctx context.Context) {
-	held, err := s.opt.Store.RenewLeases(ctx, s.opt.NodeID, s.leaseEnd())
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.live))
+	for id := range s.live {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	held, err := s.opt.Store.RenewLeases(ctx, s.opt.NodeID, ids, s.leaseEnd())
 	s.leases.mu.Lock()
 	s.leases.err = err
 	if err == nil {
@@ -258,18 +270,22 @@ func (s *Service) closeLost(ctx context.Context, r *sova.Run, state, msg string,
 
 // handBack ends a run that this node stops executing without ending the
 // run itself, and reports whether it did: a durable run stopped by the
-// node's shutdown is handed back (its events stored, its lease released,
-// so another node continues it at once), and a run another node took over
-// is left to that node.
-func (s *Service) handBack(ctx context.Context, p *Prepared, log *eventLog) bool {
+// node's shutdown, or failed by its store (runErr: a full disk, a lost
+// database), is handed back (its events stored, its lease released, so
+// another node, or this one, continues it from its last checkpoint), and
+// a run another node took over is left to that node.
+func (s *Service) handBack(ctx context.Context, p *Prepared, log *eventLog, runErr error) bool {
 	cause := context.Cause(ctx)
+	if ctx.Err() == nil && isDurable(p.mode) && isStoreFault(runErr) {
+		cause = errStoreFault
+	}
 	switch {
 	case errors.Is(cause, errLeaseLost):
 		// What this node emitted after losing the run must not be stored
 		// under numbers the new executor uses.
 		log.close(0)
 		return true
-	case errors.Is(cause, errShutdown):
+	case errors.Is(cause, errShutdown), errors.Is(cause, errStoreFault):
 		if !isDurable(p.mode) {
 			return false
 		}
@@ -279,7 +295,7 @@ func (s *Service) handBack(ctx context.Context, p *Prepared, log *eventLog) bool
 		if err := s.opt.Store.ReleaseRun(keep, p.RunID, s.opt.NodeID); err != nil {
 			s.opt.Logger.Error("handing a run back failed; another node takes it when its lease passes", "run", p.RunID, "err", err)
 		} else {
-			s.opt.Logger.Info("run handed back for another node to continue", "run", p.RunID, "mode", p.mode.ID())
+			s.opt.Logger.Info("run handed back for another node to continue", "run", p.RunID, "mode", p.mode.ID(), "why", cause, "err", runErr)
 		}
 		return true
 	}

@@ -48,7 +48,7 @@ func waitRunState(t *testing.T, st store.Store, runID, state string) *sova.Run {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		r, err := st.GetRun(userCtx(), testUser, runID)
+		r, err := st.GetRun(userCtx(t), testUser, runID)
 		if err == nil && r.State == state {
 			return r
 		}
@@ -74,7 +74,7 @@ func TestRecoverLeavesRunsOfLiveNodes(t *testing.T) {
 		}
 	}}
 	a := node(t, st, blocking, "node-a", 300*time.Millisecond, false)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	p, err := a.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestRecoverLeavesRunsOfLiveNodes(t *testing.T) {
 // go on after the last one stored, with no start event again.
 func TestTakeOverContinuesDurableRun(t *testing.T) {
 	st := sharedStore(t)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	var runs, continued atomic.Int32
 	m := durable{scripted{run: func(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
 		runs.Add(1)
@@ -182,7 +182,7 @@ func TestTakeOverContinuesDurableRun(t *testing.T) {
 // continues it at once; a run of another mode is interrupted as before.
 func TestShutdownHandsBackDurableRuns(t *testing.T) {
 	st := sharedStore(t)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	var continued atomic.Int32
 	m := durable{scripted{run: func(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
 		if in.Continued {
@@ -242,7 +242,7 @@ func (other) ID() string { return "other" }
 // handed-back run without waiting for a lease.
 func TestDrainHandsBackBeforeOtherRunsEnd(t *testing.T) {
 	st := sharedStore(t)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	var continued atomic.Int32
 	m := durable{scripted{run: func(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
 		if in.Continued {
@@ -329,7 +329,7 @@ func TestDrainHandsBackBeforeOtherRunsEnd(t *testing.T) {
 // with the start, so a client replaying it sees one start, as always.
 func TestContinuedRunWithNothingStoredStarts(t *testing.T) {
 	st := sharedStore(t)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	m := durable{scripted{run: func(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
 		return &mode.Result{Text: "finished", FinishReason: "stop"}, nil
 	}}}

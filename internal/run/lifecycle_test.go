@@ -67,7 +67,7 @@ func waitEnded(t *testing.T, st store.Store, runID string) *sova.Run {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		r, err := st.GetRun(userCtx(), testUser, runID)
+		r, err := st.GetRun(userCtx(t), testUser, runID)
 		if err == nil && r.State != sova.RunRunning {
 			return r
 		}
@@ -95,7 +95,7 @@ func TestRestartIsIdempotent(t *testing.T) {
 		return &mode.Result{Text: "answer", FinishReason: "stop"}, nil
 	}}
 	svc, st, _ := newLoggedService(t, m)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: ask("q"), Persist: true})
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestRestartChainKeepsItsOrigin(t *testing.T) {
 		return nil, errors.New("fails")
 	}}
 	svc, st, _ := newLoggedService(t, m)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: ask("q"), Persist: true})
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +201,7 @@ func TestOneRunPerChat(t *testing.T) {
 		return &mode.Result{Text: "re: " + in.Question, FinishReason: "stop"}, nil
 	}}
 	svc, st, el := newLoggedService(t, m)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	const chatID = "aB3dE5gH7jK9mN1p"
 	const n = 5
 	var (
@@ -275,7 +275,7 @@ func TestDeleteChatCancelsItsRuns(t *testing.T) {
 		}
 	}}
 	svc, st, el := newLoggedService(t, m)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: ask("q"), Persist: true})
 	if err != nil {
 		t.Fatal(err)

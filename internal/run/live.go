@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sova-ai/sova"
@@ -26,6 +27,10 @@ type liveRun struct {
 	firstSeq int64 // events before this one are only in the store (earlier parts of a resumed run)
 	cancel   context.CancelCauseFunc
 	durable  bool // its mode continues from checkpoints: Drain hands it back
+
+	// handedBack: the run ended here without ending (handBack): it goes
+	// on on another node, and its followers here read it from the store.
+	handedBack atomic.Bool
 
 	mu      sync.Mutex
 	events  []event.Event
@@ -148,6 +153,9 @@ func (s *Service) Follow(ctx context.Context, runID string, after int64, fn func
 			}
 			after = e.Seq
 		}
+		if done && !o.snapshot && lr.handedBack.Load() {
+			return s.followHandedOff(ctx, userID, runID, after, fn) // handoff.go
+		}
 		if done || o.snapshot {
 			return nil
 		}
@@ -256,8 +264,17 @@ func (s *Service) Cancel(ctx context.Context, runID string) error {
 	if err != nil {
 		return err
 	}
+	if r.State == sova.RunRunning && (r.NodeID == s.opt.NodeID || s.opt.Now().After(r.LeaseUntil)) {
+		// Nothing executes it: not this node (it is not live here), nor
+		// another (the lease is this node's, or has passed). Its executor
+		// ended without storing its end (a full disk, a lost database).
+		return s.cancelOrphan(ctx, r) // cancel.go
+	}
 	if r.State == sova.RunRunning && s.opt.Notifier != nil {
 		return s.cancelElsewhere(ctx, r) // cancel.go
+	}
+	if r.State == sova.RunRunning {
+		return fmt.Errorf("%w here: node %s executes it", ErrNotRunning, r.NodeID)
 	}
 	if r.State != sova.RunWaiting {
 		return fmt.Errorf("%w: it is %s", ErrNotRunning, r.State)
@@ -419,7 +436,7 @@ func (w *workspace) put(ctx context.Context, p, content string) error {
 	if err != nil {
 		return err
 	}
-	return w.store.PutRunFile(ctx, w.runID, c, content)
+	return faulted(w.store.PutRunFile(ctx, w.runID, c, content))
 }
 
 // check cleans a path and applies the workspace's limits to a file of
@@ -453,7 +470,7 @@ func (w *workspace) WriteBytes(ctx context.Context, p, contentType string, data 
 	if err != nil {
 		return err
 	}
-	return w.store.PutRunFileBytes(ctx, w.runID, c, contentType, data)
+	return faulted(w.store.PutRunFileBytes(ctx, w.runID, c, contentType, data))
 }
 
 // ReadBytes implements mode.FileWorkspace.
@@ -466,7 +483,7 @@ func (w *workspace) ReadBytes(ctx context.Context, p string) ([]byte, string, er
 	if errors.Is(err, sova.ErrNotFound) {
 		return nil, "", mode.ErrNoFile
 	}
-	return data, ct, err
+	return data, ct, faulted(err)
 }
 
 func (w *workspace) Append(ctx context.Context, p, content string) error {
@@ -492,13 +509,13 @@ func (w *workspace) read(ctx context.Context, p string) (string, error) {
 	if errors.Is(err, sova.ErrNotFound) {
 		return "", mode.ErrNoFile
 	}
-	return s, err
+	return s, faulted(err)
 }
 
 func (w *workspace) List(ctx context.Context) ([]string, error) {
 	files, err := w.store.RunFiles(ctx, w.runID)
 	if err != nil {
-		return nil, err
+		return nil, faulted(err)
 	}
 	out := make([]string, len(files))
 	for i, f := range files {

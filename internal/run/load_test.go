@@ -91,7 +91,7 @@ func benchConcurrentRuns(b *testing.B, open func(b *testing.B) store.Store) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		ctx := userCtx()
+		ctx := userCtx(b)
 		st := &countingStore{Store: open(b)}
 		var failures atomic.Int64
 		svc := NewService(Options{Store: st, Modes: reg, Logger: slog.New(countErrors{&failures})})

@@ -15,7 +15,7 @@ import (
 // what happened instead of just stopping.
 func TestRecoverClosesALogAheadOfItsRow(t *testing.T) {
 	svc, st := newService(t, scripted{}, nil, 0)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	crashed := &sova.Run{UserID: testUser, Mode: "scripted", State: sova.RunRunning, Question: "q", LastSeq: 0}
 	if err := st.CreateRun(ctx, crashed); err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 // its finish, with the links the stored message keeps.
 func TestReportPartIsStreamed(t *testing.T) {
 	svc, _ := newService(t, pausing(), nil, 0)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	var last eventtest.Recorder
 	for _, q := range []string{"Economy of the USA", "The 1930s"} {
 		p, err := svc.Prepare(ctx, Request{ChatID: "c1", Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: q}}, Persist: true})
@@ -52,7 +52,7 @@ func TestReportPartIsStreamed(t *testing.T) {
 // A chat whose first run pauses for answers gets its title then.
 func TestPausedRunTitlesTheChat(t *testing.T) {
 	svc, st := newService(t, pausing(), titler{title: "Economy of the USA"}, 0)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "Economy of the USA"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestFollowUps(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			svc, st := newService(t, answer("The answer."), nil, 0)
 			svc.opt.FollowUps = tt.f
-			ctx := userCtx()
+			ctx := userCtx(t)
 			p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "Q"}}, Persist: true})
 			if err != nil {
 				t.Fatal(err)

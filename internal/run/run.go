@@ -24,6 +24,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/limits"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/metrics"
 	"github.com/sova-ai/sova/internal/mode"
@@ -705,7 +706,8 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	}
 	timedOut := errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancelTimeout()
-	if err != nil && s.handBack(ctx, p, log) {
+	if err != nil && s.handBack(ctx, p, log, err) {
+		lr.handedBack.Store(true)
 		return &Outcome{RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, State: sova.RunRunning, Err: err}
 	}
 
@@ -784,19 +786,25 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 }
 
 // recordUsage adds what one execution used to its user's counters of the
-// day it started. A store that fails is logged; the run is not.
+// day it started, each addition retried a few times. A store that keeps
+// failing is logged; the run is not.
 func (s *Service) recordUsage(ctx context.Context, userID string, day time.Time, tokens int, searches int64) {
 	if s.opt.Usage == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	period := day.UTC().Format(time.DateOnly)
 	for counter, n := range map[string]int64{"runs": 1, "tokens": int64(tokens), "searches": searches} {
 		if n == 0 {
 			continue
 		}
-		if _, _, err := s.opt.Usage.AddUsage(ctx, userID, counter, period, n, -1); err != nil {
+		// Retried: a database that drops connections mid-run (a failover)
+		// must not lose what the run used.
+		_, _, err := limits.AddWithRetry(ctx, n, -1, func(ctx context.Context, n, limit int64) (int64, bool, error) {
+			return s.opt.Usage.AddUsage(ctx, userID, counter, period, n, limit)
+		})
+		if err != nil {
 			s.opt.Logger.Error("recording usage failed", "user", userID, "counter", counter, "err", err)
 		}
 	}

@@ -42,9 +42,16 @@ const testUser = "ann"
 
 // userCtx is a context acting for testUser, as the server's middleware
 // and the CLI make them.
-func userCtx() context.Context {
-	return sova.WithUser(context.Background(), sova.User{ID: testUser})
+// Its deadline bounds every Follow and wait of a test: one that fails
+// ends with a clear error in seconds, not a five-minute hang.
+func userCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), followDeadline)
+	t.Cleanup(cancel)
+	return sova.WithUser(ctx, sova.User{ID: testUser})
 }
+
+// followDeadline bounds how long a test follows a run.
+const followDeadline = 60 * time.Second
 
 func newService(t *testing.T, m scripted, tt Titler, timeout time.Duration) (*Service, store.Store) {
 	t.Helper()
@@ -90,11 +97,11 @@ func TestPrepareRejectsBadInput(t *testing.T) {
 		{"chat id not stored", Request{ChatID: "a b", Mode: "scripted", Messages: user("hi")}, ErrInvalidChatID},
 	}
 	for _, tt := range tests {
-		if _, err := svc.Prepare(userCtx(), tt.req); !errors.Is(err, tt.want) {
+		if _, err := svc.Prepare(userCtx(t), tt.req); !errors.Is(err, tt.want) {
 			t.Errorf("%s: err = %v, want %v", tt.name, err, tt.want)
 		}
 	}
-	if chats, _ := st.ListChats(userCtx(), testUser, 10, 0); len(chats) != 0 {
+	if chats, _ := st.ListChats(userCtx(t), testUser, 10, 0); len(chats) != 0 {
 		t.Errorf("rejected requests stored %d chats", len(chats))
 	}
 }
@@ -122,7 +129,7 @@ func TestValidChatID(t *testing.T) {
 
 func TestExecuteStoresAnswerAndTitle(t *testing.T) {
 	svc, st := newService(t, answer("Canberra."), titler{title: "Capital of Australia"}, 0)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "Capital of Australia?"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +171,7 @@ func TestFailedRunKeepsStoreConsistent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			svc, st := newService(t, tt.mode, titler{err: errors.New("no")}, tt.timeout)
-			ctx := userCtx()
+			ctx := userCtx(t)
 			p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
 			if err != nil {
 				t.Fatal(err)
@@ -191,7 +198,7 @@ func TestFailedRunKeepsStoreConsistent(t *testing.T) {
 
 func TestTitleFallsBackToQuestion(t *testing.T) {
 	svc, st := newService(t, answer("ok"), titler{err: errors.New("model down")}, 0)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	p, _ := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "Why is   the sky blue?"}}, Persist: true})
 	svc.Execute(ctx, p, event.Discard)
 	_ = svc.Close(ctx)
@@ -215,7 +222,7 @@ func pausing() scripted {
 
 func TestPauseAndResume(t *testing.T) {
 	svc, st := newService(t, pausing(), nil, 0)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	ask := func(q string) (*Prepared, *Outcome) {
 		p, err := svc.Prepare(ctx, Request{ChatID: "c1", Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: q}}, Persist: true})
 		if err != nil {
@@ -267,7 +274,7 @@ func TestDetachedRunAndRecovery(t *testing.T) {
 		}
 	}}
 	svc, st := newService(t, blocking, nil, 0)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)
@@ -376,15 +383,15 @@ func TestRunContextCarriesItsUser(t *testing.T) {
 	}
 	q := Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true}
 
-	p, err := svc.Prepare(userCtx(), q)
+	p, err := svc.Prepare(userCtx(t), q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Execute(userCtx(), p, event.Discard)
+	svc.Execute(userCtx(t), p, event.Discard)
 	check("executed")
 
 	// The request's context is gone before the detached run starts.
-	reqCtx, cancel := context.WithCancel(userCtx())
+	reqCtx, cancel := context.WithCancel(userCtx(t))
 	p, err = svc.Prepare(reqCtx, q)
 	cancel()
 	if err != nil {
@@ -392,18 +399,18 @@ func TestRunContextCarriesItsUser(t *testing.T) {
 	}
 	svc.Start(p)
 	check("detached")
-	_ = svc.Follow(sova.WithUser(userCtx(), sova.User{ID: testUser}), p.RunID, 0, func(event.Event) error { return nil })
-	if r, _ := st.GetRun(userCtx(), testUser, p.RunID); r.State != sova.RunFailed || r.UserID != testUser {
+	_ = svc.Follow(sova.WithUser(userCtx(t), sova.User{ID: testUser}), p.RunID, 0, func(event.Event) error { return nil })
+	if r, _ := st.GetRun(userCtx(t), testUser, p.RunID); r.State != sova.RunFailed || r.UserID != testUser {
 		t.Fatalf("detached run: %+v", r)
 	}
 
 	fail.Store(false)
-	np, err := svc.Restart(sova.WithUser(userCtx(), sova.User{ID: testUser}), p.RunID)
+	np, err := svc.Restart(sova.WithUser(userCtx(t), sova.User{ID: testUser}), p.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("restarted")
-	_ = svc.Follow(sova.WithUser(userCtx(), sova.User{ID: testUser}), np.RunID, 0, func(event.Event) error { return nil })
+	_ = svc.Follow(sova.WithUser(userCtx(t), sova.User{ID: testUser}), np.RunID, 0, func(event.Event) error { return nil })
 }
 
 // Cancelling a run that waits for the person's answer closes it: it ends
@@ -412,7 +419,7 @@ func TestRunContextCarriesItsUser(t *testing.T) {
 // starts a new run instead of answering the closed one.
 func TestCancelWaitingRun(t *testing.T) {
 	svc, st := newService(t, pausing(), nil, 0)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	ask := func(q string) (*Prepared, *Outcome) {
 		t.Helper()
 		p, err := svc.Prepare(ctx, Request{ChatID: "c1", Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: q}}, Persist: true})

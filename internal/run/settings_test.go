@@ -45,11 +45,11 @@ func TestSettingsAndPruningReachTheMode(t *testing.T) {
 		msgs = append(msgs, llm.Message{Role: role, Content: content})
 	}
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "last question"})
-	p, err := svc.Prepare(userCtx(), Request{Mode: "scripted", Messages: msgs, Timezone: "Europe/Berlin"})
+	p, err := svc.Prepare(userCtx(t), Request{Mode: "scripted", Messages: msgs, Timezone: "Europe/Berlin"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := svc.Execute(userCtx(), p, event.Discard); out.Err != nil {
+	if out := svc.Execute(userCtx(t), p, event.Discard); out.Err != nil {
 		t.Fatal(out.Err)
 	}
 	if got.Instructions != "Always answer in verse." || got.Language != "de" || got.Timezone != "Asia/Tokyo" {

@@ -114,7 +114,7 @@ func TestTakeOverShowsTheAnswerOnce(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			st := sharedStore(t)
-			ctx := userCtx()
+			ctx := userCtx(t)
 			m := durable{scripted{run: func(ctx context.Context, in mode.Input, sink event.Sink) (*mode.Result, error) {
 				if !in.Continued {
 					sink.Emit(event.Event{Type: event.TypeTextDelta, Text: "The ans"})

@@ -66,7 +66,7 @@ func TestSlowStoreEveryEventInOrderExactlyOnce(t *testing.T) {
 	svc, st := newService(t, m, nil, 0)
 	flaky := &flakyStore{Store: st, delay: 40 * time.Millisecond, failures: 3, lateCommits: 2}
 	useStore(svc, flaky)
-	ctx := userCtx()
+	ctx := userCtx(t)
 
 	live := &emitted{runs: map[string][]event.Event{}}
 	var wg sync.WaitGroup
@@ -188,7 +188,7 @@ func TestFollowResumesInsideMergedRow(t *testing.T) {
 		return &mode.Result{Text: "done", FinishReason: "stop"}, nil
 	}}
 	svc, st := newService(t, m, nil, 0)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestCompactedMergedRowsReplayTheWholeAnswer(t *testing.T) {
 		return &mode.Result{Text: "done", FinishReason: "stop"}, nil
 	}}
 	svc, st := newService(t, m, nil, 0)
-	ctx := userCtx()
+	ctx := userCtx(t)
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "q"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)

@@ -27,8 +27,19 @@ func (s *Server) usage(r *http.Request, u sova.User) *limits.Usage {
 
 // rateLimited answers a refusal of the limits: 429 with Retry-After (whole
 // seconds, rounded up) and code rate_limited, in the error shape every
-// endpoint shares (OpenAI's on /v1). It reports whether err was one.
+// endpoint shares (OpenAI's on /v1), or 503 with Retry-After when the
+// limit could not be checked (limits.Unavailable). It reports whether err
+// was one.
 func rateLimited(w http.ResponseWriter, err error) bool {
+	var down *limits.Unavailable
+	if errors.As(err, &down) {
+		// The limit could not be checked: 503, the counters' address and
+		// error stay in the log (the caller logs err).
+		secs := max(int64(math.Ceil(down.RetryAfter.Seconds())), 1)
+		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+		writeError(w, http.StatusServiceUnavailable, "server_error", "limits_unavailable", down.Error())
+		return true
+	}
 	var ex *limits.Exceeded
 	if !errors.As(err, &ex) {
 		return false

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/run"
 	"github.com/sova-ai/sova/internal/wire"
@@ -74,6 +76,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	// the run later.
 	if !req.Stream {
 		out := s.opt.Service.Execute(r.Context(), prep, event.Discard)
+		if out.State == sova.RunRunning {
+			// This node stopped and handed the run to another: wait for
+			// its answer through the store (handoff.go).
+			s.handedOffCompletion(w, r, prep, id, created)
+			return
+		}
 		if out.Err != nil {
 			writeError(w, http.StatusBadGateway, "server_error", "run_failed", out.Err.Error())
 			return
@@ -94,11 +102,38 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	// Detached like every streamed run: a client that goes away can pick
 	// it up again from GET /api/runs/{id}/stream.
 	s.opt.Service.Start(prep)
-	_ = s.opt.Service.Follow(r.Context(), prep.RunID, prep.StartSeq(), func(e event.Event) error {
+	err = s.opt.Service.Follow(r.Context(), prep.RunID, prep.StartSeq(), func(e event.Event) error {
 		if err := stream.Emit(e); err != nil && !errors.Is(err, wire.ErrInvalidEvent) {
 			return err
 		}
 		return nil
 	})
+	var moved *run.MovedError
+	if errors.As(err, &moved) {
+		// The node stops and the run goes on elsewhere: the client is told
+		// which run and how to follow it, not left with an empty answer.
+		_ = stream.Emit(event.Event{Type: event.TypeError, Error: &event.Error{Message: moved.Error(), Code: "run_moved"}})
+	}
 	_ = stream.Close()
+}
+
+// handedOffCompletion answers a non-streaming completion whose run this
+// node handed to another as it stopped: the answer is read from the store
+// once that node ends the run; if it does not in time, 503 names the run.
+func (s *Server) handedOffCompletion(w http.ResponseWriter, r *http.Request, prep *run.Prepared, id string, created time.Time) {
+	ans, err := s.opt.Service.AwaitAnswer(r.Context(), prep.RunID, prep.StartSeq())
+	var moved *run.MovedError
+	switch {
+	case errors.As(err, &moved):
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, "server_error", "run_moved", moved.Error())
+	case err != nil:
+		s.opt.Logger.Error("reading the answer of a handed-back run failed", "run", prep.RunID, "err", err)
+		writeError(w, http.StatusServiceUnavailable, "server_error", "run_moved",
+			(&run.MovedError{RunID: prep.RunID}).Error())
+	case ans.Err != nil:
+		writeError(w, http.StatusBadGateway, "server_error", "run_failed", ans.Err.Error())
+	default:
+		writeJSON(w, http.StatusOK, wire.Completion(id, prep.RunID, created, ans.Text, ans.FinishReason, ans.Usage.Usage))
+	}
 }

@@ -13,13 +13,18 @@ type DB struct {
 	db   *sql.DB
 	// release frees what the engine holds beyond db (PostgreSQL's pool).
 	release func()
+	// conns reports the connections open and the most there may be.
+	conns func() (open, most int)
 }
 
 func newDB(db *sql.DB, d *dialect, release func()) *DB {
 	if release == nil {
 		release = func() {}
 	}
-	return &DB{conn: conn{q: db, d: d}, db: db, release: release}
+	return &DB{conn: conn{q: db, d: d}, db: db, release: release, conns: func() (int, int) {
+		st := db.Stats()
+		return st.OpenConnections, st.MaxOpenConnections
+	}}
 }
 
 // Engine names the database engine: "sqlite" or "postgres".

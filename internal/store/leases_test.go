@@ -30,10 +30,27 @@ func TestRunLeases(t *testing.T) {
 			if orphans, err := s.OrphanedRuns(ctx, "", now); err != nil || len(orphans) != 0 {
 				t.Fatalf("orphans while held: %v %v", orphans, err)
 			}
+			// A run of node a whose executor ended without storing its
+			// end: node a does not name it, so its lease is not renewed.
+			dead := &sova.Run{UserID: "ann", Mode: "search", State: sova.RunRunning, Question: "q",
+				NodeID: "a", LeaseUntil: now.Add(time.Second)}
+			if err := s.CreateRun(ctx, dead); err != nil {
+				t.Fatal(err)
+			}
 			// Node a renews; then it stops, and its lease passes.
-			held, err := s.RenewLeases(ctx, "a", now.Add(2*time.Second))
+			held, err := s.RenewLeases(ctx, "a", []string{r.ID, "other"}, now.Add(2*time.Second))
 			if err != nil || !slices.Equal(held, []string{r.ID}) {
 				t.Fatalf("renew: %v %v", held, err)
+			}
+			if got, _ := s.GetRun(ctx, "ann", dead.ID); !got.LeaseUntil.Equal(dead.LeaseUntil.Truncate(time.Millisecond)) {
+				t.Errorf("a run the node does not execute was renewed: lease %v, want %v", got.LeaseUntil, dead.LeaseUntil)
+			}
+			if held, err := s.RenewLeases(ctx, "a", nil, now.Add(2*time.Second)); err != nil || len(held) != 0 {
+				t.Errorf("renew of no runs: %v %v", held, err)
+			}
+			dead.State = sova.RunFailed
+			if err := s.UpdateRun(ctx, dead); err != nil {
+				t.Fatal(err)
 			}
 			later := now.Add(3 * time.Second)
 			if orphans, err := s.OrphanedRuns(ctx, "", later); err != nil || len(orphans) != 1 || orphans[0].NodeID != "a" {
@@ -59,7 +76,7 @@ func TestRunLeases(t *testing.T) {
 			if len(won) != 1 {
 				t.Fatalf("claimed by %v, want one node", won)
 			}
-			if held, _ := s.RenewLeases(ctx, "a", later.Add(time.Minute)); len(held) != 0 {
+			if held, _ := s.RenewLeases(ctx, "a", []string{r.ID}, later.Add(time.Minute)); len(held) != 0 {
 				t.Errorf("the old node still holds %v", held)
 			}
 			// The new node hands it back: anyone takes it at once.

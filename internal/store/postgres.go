@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"runtime"
 	"strings"
 	"time"
 
@@ -52,16 +51,18 @@ var postgresDialect = &dialect{
 // the pool is configured from the URL as before (pool_max_conns, ...) and
 // pgx caches each connection's prepared statements.
 func OpenPostgres(ctx context.Context, databaseURL string) (*DB, error) {
+	return openPostgres(ctx, databaseURL, Pool{})
+}
+
+func openPostgres(ctx context.Context, databaseURL string, p Pool) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
 	if !strings.Contains(databaseURL, "pool_max_conns") {
-		// pgx's default (the number of CPUs, at least 4) leaves hundreds
-		// of concurrent runs queueing for a connection: their reads of
-		// chats, workspaces and caches wait, not only their writes (which
-		// one event writer per process makes few).
-		cfg.MaxConns = int32(max(defaultPoolConns, 4*runtime.NumCPU()))
+		// A known number per node (pool.go), so that the nodes' sum
+		// stays under max_connections: pgx's default follows the CPUs.
+		cfg.MaxConns = int32(p.postgres())
 	}
 	if err := migratePostgres(ctx, cfg.ConnConfig.Copy()); err != nil {
 		return nil, fmt.Errorf("store: open postgres: %w", err)
@@ -74,11 +75,13 @@ func OpenPostgres(ctx context.Context, databaseURL string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
-	return newDB(stdlib.OpenDBFromPool(pool), postgresDialect, pool.Close), nil
+	db := newDB(stdlib.OpenDBFromPool(pool), postgresDialect, pool.Close)
+	db.conns = func() (int, int) {
+		st := pool.Stat()
+		return int(st.TotalConns()), int(st.MaxConns())
+	}
+	return db, nil
 }
-
-// defaultPoolConns is the least pool size when the URL names none.
-const defaultPoolConns = 16
 
 // migratePostgres runs the migrations over database/sql, holding an
 // advisory lock named after the database and schema being migrated.

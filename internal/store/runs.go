@@ -187,14 +187,46 @@ func (s *DB) RunsInState(ctx context.Context, state string) ([]sova.Run, error) 
 	return out, rows.Err()
 }
 
-// RenewLeases implements sova.RunStore.
-func (s *DB) RenewLeases(ctx context.Context, nodeID string, until time.Time) ([]string, error) {
-	if _, err := s.exec(ctx, `UPDATE runs SET lease_until=? WHERE node_id=? AND state='running'`, s.d.time(storedTime(until)), nodeID); err != nil {
-		return nil, fmt.Errorf("store: renew leases of node %s: %w", nodeID, err)
+// RenewLeases implements sova.RunStore. Only the runs the node names are
+// renewed: a run whose executor ended without storing its end (a full
+// disk, a lost database) is left for its lease to pass, so that a node
+// closes or continues it, instead of staying running with no executor.
+func (s *DB) RenewLeases(ctx context.Context, nodeID string, runIDs []string, until time.Time) ([]string, error) {
+	if len(runIDs) == 0 {
+		// Nothing to renew; the node still learns whether the store
+		// answers (readiness reports a node cut off from it).
+		var one int
+		if err := s.queryRow(ctx, `SELECT 1`).Scan(&one); err != nil {
+			return nil, fmt.Errorf("store: renew leases of node %s: %w", nodeID, err)
+		}
+		return nil, nil
 	}
-	rows, err := s.query(ctx, `SELECT id FROM runs WHERE node_id=? AND state='running'`, nodeID)
+	var held []string
+	for len(runIDs) > 0 {
+		part := runIDs[:min(len(runIDs), inChunk)]
+		runIDs = runIDs[len(part):]
+		args := []any{s.d.time(storedTime(until)), nodeID}
+		for _, id := range part {
+			args = append(args, id)
+		}
+		if _, err := s.exec(ctx, `UPDATE runs SET lease_until=? WHERE node_id=? AND state='running' AND id IN `+inList(len(part)), args...); err != nil {
+			return nil, fmt.Errorf("store: renew leases of node %s: %w", nodeID, err)
+		}
+		ids, err := s.heldOf(ctx, args[1:])
+		if err != nil {
+			return nil, fmt.Errorf("store: runs of node %s: %w", nodeID, err)
+		}
+		held = append(held, ids...)
+	}
+	return held, nil
+}
+
+// heldOf returns which of the runs (args: the node, then the run ids) the
+// node holds.
+func (s *DB) heldOf(ctx context.Context, args []any) ([]string, error) {
+	rows, err := s.query(ctx, `SELECT id FROM runs WHERE node_id=? AND state='running' AND id IN `+inList(len(args)-1), args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: runs of node %s: %w", nodeID, err)
+		return nil, err
 	}
 	defer rows.Close()
 	var ids []string

@@ -49,6 +49,10 @@ var sqliteDialect = &dialect{
 // OpenSQLite opens (creating it and its directory if needed) the SQLite
 // database at path and brings its schema up to date.
 func OpenSQLite(ctx context.Context, path string) (*DB, error) {
+	return openSQLite(ctx, path, Pool{})
+}
+
+func openSQLite(ctx context.Context, path string, p Pool) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("store: open sqlite: %w: empty path", sova.ErrInvalid)
 	}
@@ -63,6 +67,11 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %s: %w", abs, err)
 	}
+	// Bounded (pool.go): beyond it, requests wait for a connection in the
+	// pool rather than for the write lock in SQLite's busy handler. Idle
+	// ones are kept, as opening one re-reads the schema.
+	db.SetMaxOpenConns(p.sqlite())
+	db.SetMaxIdleConns(p.sqlite())
 	if err := migrateSQLite(ctx, db); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", abs, err)

@@ -65,9 +65,8 @@ func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 		}
 		return OpenSQLite(ctx, filepath.Join(dataDir, SQLiteFileName))
 	}
-	lower := strings.ToLower(databaseURL)
-	if strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://") {
-		return OpenPostgres(ctx, databaseURL)
+	if u, ok := postgresURL(databaseURL); ok {
+		return OpenPostgres(ctx, u)
 	}
 	// The URL may carry a password, so only its scheme goes into the error.
 	scheme := "none"
@@ -75,4 +74,10 @@ func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 		scheme = u.Scheme + "://"
 	}
 	return nil, fmt.Errorf("store: open: unsupported database URL (scheme %s): use a postgres:// or postgresql:// URL, or leave it empty for SQLite in the data directory", scheme)
+}
+
+// postgresURL reports whether databaseURL names PostgreSQL.
+func postgresURL(databaseURL string) (string, bool) {
+	lower := strings.ToLower(databaseURL)
+	return databaseURL, strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://")
 }

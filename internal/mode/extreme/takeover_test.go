@@ -135,7 +135,9 @@ func TestTakeOverContinuesExtremeRun(t *testing.T) {
 					}
 				}
 				n := b.open(t, e)
-				ctx := sova.WithUser(context.Background(), sova.User{ID: "ann"})
+				ctx := sova.WithUser(t.Context(), sova.User{ID: "ann"})
+				ctx, cancelFollow := context.WithTimeout(ctx, time.Minute) // a Follow that fails ends, not hangs
+				defer cancelFollow()
 				p, err := n.a.Prepare(ctx, run.Request{Mode: ID, Persist: true,
 					Messages: []llm.Message{{Role: llm.RoleUser, Content: "Compare GDP growth decade by decade since the 1930s and plot it"}}})
 				if err != nil {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -54,6 +55,10 @@ func Postgres(t testing.TB) *store.DB {
 	return s
 }
 
+// TestPoolConns is the connections each PostgreSQL store of a test opens at
+// most, unless the URL in SOVA_TEST_DATABASE_URL names pool_max_conns.
+const TestPoolConns = 4
+
 // PostgresDSN creates an empty schema and returns a URL that uses it.
 func PostgresDSN(t testing.TB) string {
 	t.Helper()
@@ -92,6 +97,12 @@ func PostgresDSN(t testing.TB) string {
 	})
 	q := u.Query()
 	q.Set("search_path", schema)
+	if !q.Has("pool_max_conns") {
+		// A bounded share of a shared server's max_connections per store
+		// (tests run in parallel, packages at once): enough for the tests,
+		// few enough that many at once do not exhaust the server.
+		q.Set("pool_max_conns", strconv.Itoa(TestPoolConns))
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
