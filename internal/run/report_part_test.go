@@ -152,7 +152,7 @@ func TestFollowUpsDoNotHoldTheFinish(t *testing.T) {
 	svc, _ := newService(t, m, nil, 0)
 	f := slowFollowUpper{delay: delay, got: make(chan string, 2)}
 	svc.opt.FollowUps = f
-	ctx := userCtx()
+	ctx := userCtx(t)
 	p, err := svc.Prepare(ctx, Request{Mode: "scripted", Messages: []llm.Message{{Role: "user", Content: "Q"}}, Persist: true})
 	if err != nil {
 		t.Fatal(err)
