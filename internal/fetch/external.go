@@ -310,7 +310,7 @@ func (f *Fetcher) CheckURL(rawURL string) error {
 	if err != nil {
 		return fmt.Errorf("fetch %q: not a valid URL: %w", rawURL, err)
 	}
-	if err := f.guard.checkURL(u); err != nil {
+	if err := f.guard.CheckURL(u); err != nil {
 		return fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 	return nil
