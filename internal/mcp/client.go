@@ -19,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sova-ai/sova/internal/agent"
+	"github.com/sova-ai/sova/internal/egress"
 )
 
 // Options tune a Client.
@@ -41,10 +42,12 @@ type Options struct {
 // and shared by every run (a stdio server stays one process); users'
 // servers are connected for one run and closed with its Toolset.
 type Client struct {
-	opt   Options
-	admin []Server
-	sdk   *sdk.Client
-	user  *http.Client // for users' servers: private addresses refused
+	opt       Options
+	admin     []Server
+	sdk       *sdk.Client
+	user      *http.Client  // for users' servers: private addresses refused
+	adminHTTP *http.Client  // for the admin's servers: private allowed, metadata refused
+	guard     *egress.Guard // the users' servers' policy, also checked when one is added
 
 	mu       sync.Mutex
 	sessions map[string]*sdk.ClientSession // admin server name → session
@@ -64,11 +67,16 @@ func NewClient(admin []Server, opt Options) *Client {
 	if opt.Version == "" {
 		opt.Version = "dev"
 	}
+	// Sessions stream for as long as a run lasts: no overall timeout;
+	// each call's context bounds it (SOVA_MCP_TIMEOUT).
+	userPolicy := egress.Policy{Allow: opt.AllowHosts, AllowSetting: "SOVA_MCP_ALLOW_HOSTS"}
 	return &Client{
 		opt: opt, admin: admin,
-		sdk:      sdk.NewClient(&sdk.Implementation{Name: "sova", Version: opt.Version}, nil),
-		user:     &http.Client{Transport: guardedTransport(opt.AllowHosts)},
-		sessions: map[string]*sdk.ClientSession{},
+		sdk:       sdk.NewClient(&sdk.Implementation{Name: "sova", Version: opt.Version}, nil),
+		user:      egress.NewClient(egress.Config{Policy: userPolicy, Timeout: -1}),
+		adminHTTP: egress.NewClient(egress.Config{Policy: egress.Policy{AllowPrivate: true}, Timeout: -1}),
+		guard:     egress.NewGuard(userPolicy),
+		sessions:  map[string]*sdk.ClientSession{},
 	}
 }
 
@@ -211,7 +219,7 @@ func (c *Client) shared(ctx context.Context, s Server) (*sdk.ClientSession, erro
 	if sess != nil {
 		return sess, nil
 	}
-	sess, err := c.connect(ctx, s, http.DefaultClient)
+	sess, err := c.connect(ctx, s, c.adminHTTP)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +260,7 @@ func (c *Client) connect(ctx context.Context, s Server, hc *http.Client) (*sdk.C
 	} else {
 		client := hc
 		if len(s.Headers) > 0 {
-			client = &http.Client{Transport: headerTransport{base: transportOf(hc), headers: maps.Clone(s.Headers)}}
+			client = &http.Client{Transport: headerTransport{base: transportOf(hc), headers: maps.Clone(s.Headers)}, CheckRedirect: hc.CheckRedirect, Timeout: hc.Timeout}
 		}
 		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: client, MaxRetries: 1, DisableStandaloneSSE: true}
 	}
