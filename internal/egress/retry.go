@@ -29,7 +29,7 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 		}
 		if t, err := http.ParseTime(v); err == nil {
 			if t.After(now) {
-				return t.Sub(now).Round(time.Second)
+				return t.Sub(now)
 			}
 			return 0
 		}
