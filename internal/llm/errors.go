@@ -456,7 +456,6 @@ func (k *core) fromSDKError(se *openai.Error, model string) *APIError {
 	return e
 }
 
-
 // isNetworkError recognises failures to reach or read from the endpoint.
 func isNetworkError(err error) bool {
 	var ne net.Error
