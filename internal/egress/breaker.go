@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -68,6 +69,7 @@ type breakerState struct {
 	openUntil time.Time
 	probing   bool // a call is trying the endpoint after a cool-down
 	last      error
+	opened    chan struct{} // closed when the breaker opens
 }
 
 // NewBreaker returns a Breaker with cfg's defaults filled in.
@@ -137,6 +139,44 @@ func (b *Breaker) Record(endpoint string, err error) {
 	s.probing = false
 	if s.failures >= b.cfg.Failures {
 		s.openUntil = b.cfg.Now().Add(b.cfg.Cooldown)
+		if s.opened == nil {
+			s.opened = make(chan struct{})
+		}
+		select {
+		case <-s.opened:
+		default:
+			close(s.opened)
+		}
+	}
+}
+
+// Sleep waits for d, until ctx is done, or until the breaker of endpoint
+// opens, so that a call waiting to retry learns at once that the
+// endpoint is given up on. It reports whether d elapsed.
+func (b *Breaker) Sleep(ctx context.Context, endpoint string, d time.Duration) bool {
+	if b == nil {
+		return Sleep(ctx, d)
+	}
+	b.mu.Lock()
+	s := b.states[endpoint]
+	if s == nil {
+		s = &breakerState{}
+		b.states[endpoint] = s
+	}
+	if s.opened == nil {
+		s.opened = make(chan struct{})
+	}
+	opened := s.opened
+	b.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-opened:
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
