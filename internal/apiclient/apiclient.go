@@ -198,7 +198,7 @@ func New(opts Options) *Client {
 	opts.Secrets = secrets
 	hc := opts.HTTPClient
 	if hc == nil {
-		hc = egress.NewClient(egress.Config{Policy: egress.Policy{Allow: hosts(opts.Bases)}, Timeout: max(opts.Timeout, -1)})
+		hc = egress.NewClient(egress.Config{Policy: egress.Policy{Allow: egress.Hosts(opts.Bases...)}, Timeout: max(opts.Timeout, -1)})
 	}
 	opts.HTTPClient = hc
 	return &Client{opts: opts, http: hc}
@@ -598,15 +598,4 @@ func sizeText(n int64) string {
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
 	return fmt.Sprintf("%d bytes", n)
-}
-
-// hosts returns the host names of the given base URLs.
-func hosts(bases []string) []string {
-	var out []string
-	for _, b := range bases {
-		if u, err := url.Parse(strings.TrimSpace(b)); err == nil && u.Hostname() != "" {
-			out = append(out, u.Hostname())
-		}
-	}
-	return out
 }

@@ -50,6 +50,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -146,4 +147,25 @@ func CheckRedirect(g *Guard, limit int, setting string) func(*http.Request, []*h
 // through g.DialContext for the dial-time check.
 func WithGuard(g *Guard, base http.RoundTripper) http.RoundTripper {
 	return &guardedTransport{guard: g, base: base}
+}
+
+// ServiceClient returns the client of a service an administrator
+// configured (a search provider, a reader, the model or voice endpoint):
+// the hosts of bases are reachable wherever they are, by name, and every
+// other host, redirects included, must pass the guard. timeout as in
+// Config.Timeout.
+func ServiceClient(timeout time.Duration, bases ...string) *http.Client {
+	return NewClient(Config{Policy: Policy{Allow: Hosts(bases...)}, Timeout: timeout})
+}
+
+// Hosts returns the host names of the given URLs, skipping those that
+// have none.
+func Hosts(urls ...string) []string {
+	var out []string
+	for _, b := range urls {
+		if u, err := url.Parse(strings.TrimSpace(b)); err == nil && u.Hostname() != "" {
+			out = append(out, u.Hostname())
+		}
+	}
+	return out
 }

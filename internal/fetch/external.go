@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/errtext"
 )
 
@@ -97,7 +98,7 @@ func NewExternalReader(cfg ExternalConfig) (*ExternalReader, error) {
 	}
 	client := cfg.HTTPClient
 	if client == nil {
-		client = &http.Client{Timeout: cfg.Timeout}
+		client = egress.ServiceClient(cfg.Timeout, cfg.BaseURL)
 	}
 	return &ExternalReader{cfg: cfg, client: client}, nil
 }

@@ -150,9 +150,13 @@ func New(cfg Config) (*Client, error) {
 		// know whether stream content was already delivered.
 		option.WithMaxRetries(0),
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	if cfg.HTTPClient == nil {
+		// The endpoint an administrator configured is reachable wherever
+		// it is (a model server on loopback is common); redirects pass
+		// the egress guard. Attempts are bounded by their contexts.
+		cfg.HTTPClient = egress.ServiceClient(-1, cfg.BaseURL)
 	}
+	opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	k := &core{
 		cfg:      cfg,
 		sdk:      openai.NewClient(opts...),
