@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/sova-ai/sova/internal/errtext"
 )
 
 // ErrBlocked is matched (errors.Is) by every refusal of the address guard.
@@ -508,13 +510,18 @@ func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn
 	}
 	conn, err := d.DialContext(ctx, network, addr)
 	if err != nil {
+		// The dial error's text names the address the host resolved to:
+		// what a person sees leaves it out (the log keeps it, Private).
 		var be *BlockedError
-		if errors.As(err, &be) && be.Host == "" {
-			be.Host = host
-			be.resolved = net.ParseIP(host) == nil
-			be.Hint = g.hint(host, be.IP, be.resolved)
+		if errors.As(err, &be) {
+			if be.Host == "" {
+				be.Host = host
+				be.resolved = net.ParseIP(host) == nil
+				be.Hint = g.hint(host, be.IP, be.resolved)
+			}
+			return nil, be
 		}
-		return nil, err
+		return nil, errtext.Net(err)
 	}
 	return conn, nil
 }
