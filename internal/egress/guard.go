@@ -521,10 +521,19 @@ func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn
 			}
 			return nil, be
 		}
-		return nil, errtext.Net(err)
+		return nil, &dialError{err: err}
 	}
 	return conn, nil
 }
+
+// dialError is a failed connection whose text leaves out the address
+// dialled; the log gets it (Private). errors.Is and errors.As see the
+// cause.
+type dialError struct{ err error }
+
+func (e *dialError) Error() string   { return errtext.Network(e.err) }
+func (e *dialError) Private() string { return e.err.Error() }
+func (e *dialError) Unwrap() error   { return e.err }
 
 // guardedTransport checks every request's URL before handing it to the
 // underlying transport, so each request and each redirect hop is refused
