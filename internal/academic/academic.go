@@ -79,6 +79,7 @@ func (c Config) client(provider string, secrets []string, describe func(int, []b
 	return apiclient.New(apiclient.Options{
 		Provider:     provider,
 		HTTPClient:   c.HTTPClient,
+		Bases:        []string{c.OpenAlexURL, c.ArxivURL, c.ExaURL},
 		Timeout:      c.Timeout,
 		UserAgent:    c.UserAgent,
 		RetryBackoff: c.RetryBackoff,

@@ -29,11 +29,11 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
+	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/errtext"
 	"golang.org/x/time/rate"
 )
@@ -123,8 +123,15 @@ func NotFound(provider, format string, args ...any) *Error {
 type Options struct {
 	// Provider names the API in errors ("openalex", "youtube", ...).
 	Provider string
-	// HTTPClient sends the requests; nil means a client with Timeout.
+	// HTTPClient sends the requests; nil means an egress client (see
+	// package egress) with Timeout, on which only public addresses and
+	// the hosts of Bases are reachable.
 	HTTPClient *http.Client
+	// Bases are the provider's configured base URLs: an administrator
+	// may point them anywhere (a mirror on the local network), so their
+	// hosts are reachable wherever they are. Redirects and every other
+	// host go through the address guard.
+	Bases []string
 	// Timeout bounds one call, its retries and its wait for a turn on
 	// Limiter included; 0 means DefaultTimeout, a negative value leaves
 	// only the caller's context (and HTTPClient's own timeout).
@@ -191,7 +198,7 @@ func New(opts Options) *Client {
 	opts.Secrets = secrets
 	hc := opts.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Timeout: max(opts.Timeout, 0)}
+		hc = egress.NewClient(egress.Config{Policy: egress.Policy{Allow: egress.Hosts(opts.Bases...)}, Timeout: max(opts.Timeout, -1)})
 	}
 	opts.HTTPClient = hc
 	return &Client{opts: opts, http: hc}
@@ -418,7 +425,7 @@ func (c *Client) statusError(rawURL string, resp *http.Response, body []byte) *E
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests || limited:
 		e.Kind = ErrRateLimited
-		e.RetryAfter = retryAfter(resp.Header, time.Now())
+		e.RetryAfter = egress.RetryAfter(resp.Header, time.Now())
 		if e.RetryAfter > 0 {
 			e.Message += fmt.Sprintf("; retry after %s", e.RetryAfter)
 		}
@@ -514,25 +521,6 @@ func BaseURL(setting, s, def string) (string, error) {
 		return "", fmt.Errorf("%s: %s is not an http(s) base URL such as %s", setting, shown, def)
 	}
 	return strings.TrimRight(s, "/"), nil
-}
-
-// retryAfter reads the wait a provider asked for: Retry-After (seconds or
-// an HTTP date), else X-Ratelimit-Reset (seconds, as Reddit sends it).
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if secs, err := strconv.Atoi(v); err == nil && secs > 0 {
-			return time.Duration(secs) * time.Second
-		}
-		if t, err := http.ParseTime(v); err == nil && t.After(now) {
-			return t.Sub(now).Round(time.Second)
-		}
-	}
-	if v := strings.TrimSpace(h.Get("X-Ratelimit-Reset")); v != "" {
-		if secs, err := strconv.ParseFloat(v, 64); err == nil && secs > 0 {
-			return time.Duration(secs * float64(time.Second))
-		}
-	}
-	return 0
 }
 
 // sleep waits for d or until ctx is done; it reports whether d elapsed.

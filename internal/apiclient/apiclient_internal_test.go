@@ -1,9 +1,7 @@
 package apiclient
 
 import (
-	"net/http"
 	"testing"
-	"time"
 )
 
 func TestRedact(t *testing.T) {
@@ -19,25 +17,5 @@ func TestRedact(t *testing.T) {
 		if got := redact(tt.in, []string{secret, "a/b c"}); got != tt.want {
 			t.Errorf("redact(%q) = %q, want %q", tt.in, got, tt.want)
 		}
-	}
-}
-
-func TestRetryAfterHeader(t *testing.T) {
-	now := time.Date(2024, 6, 12, 12, 0, 0, 0, time.UTC)
-	tests := []struct {
-		h    string
-		want time.Duration
-	}{
-		{"", 0}, {"30", 30 * time.Second}, {"-1", 0}, {"soon", 0},
-		{"Wed, 12 Jun 2024 12:01:00 GMT", time.Minute},
-		{"Wed, 12 Jun 2024 11:00:00 GMT", 0},
-	}
-	for _, tt := range tests {
-		if got := retryAfter(http.Header{"Retry-After": {tt.h}}, now); got != tt.want {
-			t.Errorf("retryAfter(%q) = %v, want %v", tt.h, got, tt.want)
-		}
-	}
-	if got := retryAfter(http.Header{"X-Ratelimit-Reset": {"1.5"}}, now); got != 1500*time.Millisecond {
-		t.Errorf("X-Ratelimit-Reset 1.5 = %v", got)
 	}
 }

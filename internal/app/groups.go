@@ -1,12 +1,12 @@
 package app
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/sova-ai/sova/internal/academic"
 	"github.com/sova-ai/sova/internal/coins"
 	"github.com/sova-ai/sova/internal/config"
+	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/flights"
 	"github.com/sova-ai/sova/internal/llm"
@@ -68,7 +68,7 @@ func GroupProviders(cfg *config.Config, fast llm.Model, chain *search.Chain, rea
 		p.SandboxErr = ErrSandboxDisabled
 	}
 	if cfg.TavilyAPIKey != "" {
-		client := &http.Client{Timeout: cfg.Academic.Timeout + 5*time.Second}
+		client := egress.ServiceClient(cfg.Academic.Timeout+5*time.Second, cfg.TavilyURL)
 		p.Code = search.NewTavily(cfg.TavilyAPIKey, cfg.TavilyURL, client,
 			search.WithTimeout(cfg.Academic.Timeout), search.WithAdvancedDepth(), search.WithRawContent("markdown"))
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/config"
+	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
 	searchmode "github.com/sova-ai/sova/internal/mode/search"
@@ -51,7 +51,9 @@ func providers(cfg *config.Config, c search.Coordinator, logger *slog.Logger) (*
 		}
 		names = append(names, name)
 	}
-	client := &http.Client{Timeout: cfg.SearchTimeout + 5*time.Second}
+	// The configured services are reachable wherever they are; where
+	// they redirect to passes the egress guard.
+	client := egress.ServiceClient(cfg.SearchTimeout+5*time.Second, cfg.SearXNGURL, cfg.TavilyURL, cfg.ExaURL, cfg.BraveURL, cfg.DuckDuckGoURL, cfg.WikipediaURL)
 	opts := []search.Option{search.WithTimeout(cfg.SearchTimeout)}
 	throttled := func(p search.Provider) search.Provider {
 		return search.ThrottleShared(p, limits[p.Name()], c, logger)

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/sova-ai/sova"
+	"github.com/sova-ai/sova/internal/egress"
 )
 
 // OIDCFlowCookie holds a sign-in's state, nonce and PKCE verifier between
@@ -33,7 +34,9 @@ type OIDCConfig struct {
 	// Name labels the button on the sign-in page.
 	Name   string
 	Scopes []string
-	// HTTPClient talks to the provider (nil: http.DefaultClient).
+	// HTTPClient talks to the provider (nil: an egress client on which
+	// the issuer's host is allowed, wherever it is, and every other host
+	// the discovery document names must be public; see oidcClient).
 	HTTPClient *http.Client
 }
 
@@ -52,9 +55,14 @@ var ErrOIDC = errors.New("single sign-on failed")
 
 // NewOIDC reads the provider's discovery document and returns the sign-in.
 func NewOIDC(ctx context.Context, cfg OIDCConfig, accounts *Accounts) (*OIDC, error) {
-	if cfg.HTTPClient != nil {
-		ctx = oidc.ClientContext(ctx, cfg.HTTPClient)
+	var guard *egress.Guard
+	if cfg.HTTPClient == nil {
+		var err error
+		if cfg.HTTPClient, guard, err = oidcClient(cfg.Issuer); err != nil {
+			return nil, err
+		}
 	}
+	ctx = oidc.ClientContext(ctx, cfg.HTTPClient)
 	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	p, err := oidc.NewProvider(dctx, cfg.Issuer)
@@ -69,15 +77,22 @@ func NewOIDC(ctx context.Context, cfg OIDCConfig, accounts *Accounts) (*OIDC, er
 	}
 	// The provider's keys are fetched later, in a request's context, with
 	// the client given here.
-	keyCtx := context.Background()
-	if cfg.HTTPClient != nil {
-		keyCtx = oidc.ClientContext(keyCtx, cfg.HTTPClient)
-	}
+	keyCtx := oidc.ClientContext(context.Background(), cfg.HTTPClient)
 	var claims struct {
 		JWKSURI string `json:"jwks_uri"`
 	}
 	if err := p.Claims(&claims); err != nil || claims.JWKSURI == "" {
 		return nil, fmt.Errorf("SOVA_OIDC_ISSUER: the discovery document names no jwks_uri")
+	}
+	// The token endpoint receives the client secret: a document that
+	// points it (or the keys) at a private address is refused now, not
+	// at a visitor's sign-in; the client refuses it again when dialling.
+	if guard != nil {
+		for _, e := range []struct{ name, url string }{{"token_endpoint", p.Endpoint().TokenURL}, {"jwks_uri", claims.JWKSURI}} {
+			if err := checkEndpoint(ctx, guard, e.url); err != nil {
+				return nil, fmt.Errorf("SOVA_OIDC_ISSUER: the discovery document's %s: %w", e.name, err)
+			}
+		}
 	}
 	keys := oidc.NewRemoteKeySet(keyCtx, claims.JWKSURI)
 	return &OIDC{
@@ -147,9 +162,7 @@ func (o *OIDC) Finish(ctx context.Context, r *http.Request) (secret string, u so
 		return "", u, expires, fmt.Errorf("%w: the state does not match this browser's sign-in", ErrOIDC)
 	}
 	nonce, verifier := parts[1], parts[2]
-	if o.cfg.HTTPClient != nil {
-		ctx = context.WithValue(ctx, oauth2.HTTPClient, o.cfg.HTTPClient)
-	}
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, o.cfg.HTTPClient)
 	tok, err := o.oauth.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier))
 	if err != nil {
 		return "", u, expires, fmt.Errorf("%w: exchanging the code: %w", ErrOIDC, err)

@@ -119,7 +119,7 @@ func New(cfg Config) (*Client, error) {
 		}
 		c.header.Set(header, key)
 	}
-	c.api = apiclient.New(apiclient.Options{
+	c.api = apiclient.New(apiclient.Options{Bases: []string{cfg.URL},
 		Provider:     providerName,
 		Timeout:      timeout,
 		RetryBackoff: cfg.RetryBackoff,

@@ -117,6 +117,10 @@ func (s *Service) Connect(ctx context.Context, user sova.User, spaceID string, r
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", sova.ErrInvalid, err)
 		}
+		// Checked when given, and again by the transport when dialled.
+		if err := s.checkGiven(ctx, u); err != nil {
+			return nil, fmt.Errorf("%w: %v", sova.ErrInvalid, err)
+		}
 		c.Location, c.Username, c.Password = u, strings.TrimSpace(r.Username), r.Password
 	default:
 		return nil, fmt.Errorf("%w: a connector is a \"folder\" or a \"webdav\" share, not %q", sova.ErrInvalid, r.Kind)

@@ -103,7 +103,7 @@ func TestSync(t *testing.T) {
 			write(t, dir, "notes/отчёт.md", "# Отчёт\n\nПроект Орион идёт по плану.\n")
 			write(t, dir, "image.png", "not a document")
 			write(t, dir, ".hidden/secret.md", "hidden")
-			svc := connectors.New(e.st, e.spaces, connectors.Config{Transport: http.DefaultTransport})
+			svc := connectors.New(e.st, e.spaces, connectors.Config{AllowPrivate: true, Transport: http.DefaultTransport})
 			req := connectors.Request{Kind: kind, Location: dir}
 			var davRequests *atomic.Int64
 			if kind == sova.ConnectorWebDAV {
@@ -190,7 +190,7 @@ func TestConnectChecks(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "a.md", "a")
 	dav, _ := davServer(t, dir, "anna", "right")
-	svc := connectors.New(e.st, e.spaces, connectors.Config{Transport: http.DefaultTransport, FolderRoots: []string{dir}})
+	svc := connectors.New(e.st, e.spaces, connectors.Config{AllowPrivate: true, Transport: http.DefaultTransport, FolderRoots: []string{dir}})
 	ctx := t.Context()
 
 	if _, err := svc.Connect(ctx, admin, e.space.ID, connectors.Request{Kind: "webdav", Location: dav, Username: "anna", Password: "wrong"}); !errors.Is(err, sova.ErrInvalid) ||

@@ -6,19 +6,17 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/studio-b12/gowebdav"
 
+	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/spaces"
 )
 
@@ -227,57 +225,25 @@ func webdavError(err error) error {
 	return err
 }
 
-// BlockedError is a WebDAV address the server refuses to reach.
-type BlockedError struct {
-	Addr   netip.Addr
-	Reason string
+// BlockedError is a WebDAV address the server refuses to reach (the
+// egress guard's refusal).
+type BlockedError = egress.BlockedError
+
+// PrivateSetting is the switch that lets shares on private networks be
+// connected; no switch opens a cloud instance-metadata address.
+const PrivateSetting = "SOVA_CONNECTORS_ALLOW_PRIVATE"
+
+// policy is the egress policy of WebDAV shares.
+func policy(allowPrivate bool) egress.Policy {
+	return egress.Policy{AllowPrivate: allowPrivate, PrivateSetting: PrivateSetting}
 }
 
-func (e *BlockedError) Error() string {
-	return fmt.Sprintf("the share's address %s is a %s: an administrator allows such shares with SOVA_CONNECTORS_ALLOW_PRIVATE=true", e.Addr, e.Reason)
-}
-
-// blockedReason says why a WebDAV share may not be reached at ip, or "".
-// Loopback, private, link-local (cloud metadata) and other non-public
-// addresses are refused unless allowPrivate: a person could otherwise
-// make the server read its own network's services.
-func blockedReason(ip netip.Addr, allowPrivate bool) string {
-	ip = ip.Unmap()
-	if ip == netip.MustParseAddr("169.254.169.254") || ip == netip.MustParseAddr("fd00:ec2::254") {
-		return "cloud instance-metadata address"
-	}
-	if allowPrivate {
-		return ""
-	}
-	switch {
-	case ip.IsLoopback():
-		return "loopback address"
-	case ip.IsPrivate(), netip.MustParsePrefix("100.64.0.0/10").Contains(ip):
-		return "private address"
-	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast():
-		return "link-local address"
-	case ip.IsUnspecified(), ip.IsMulticast(), ip.IsInterfaceLocalMulticast():
-		return "non-routable address"
-	}
-	return ""
-}
-
-// GuardedTransport is an HTTP transport that checks every address it
-// connects to (after DNS, so a name cannot point around the check) and
-// ignores proxy settings.
-func GuardedTransport(allowPrivate bool) *http.Transport {
-	d := &net.Dialer{Timeout: 15 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
-		ap, err := netip.ParseAddrPort(address)
-		if err != nil {
-			return fmt.Errorf("connectors: unexpected address %q: %w", address, err)
-		}
-		if r := blockedReason(ap.Addr(), allowPrivate); r != "" {
-			return &BlockedError{Addr: ap.Addr().Unmap(), Reason: r}
-		}
-		return nil
-	}}
-	return &http.Transport{DialContext: d.DialContext, ForceAttemptHTTP2: true, MaxIdleConns: 10,
-		IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: 15 * time.Second, ResponseHeaderTimeout: time.Minute}
+// GuardedTransport is the egress transport of WebDAV shares: every
+// address it connects to is checked after DNS (so a name cannot point
+// around the check), every request's URL before it is sent, and proxy
+// settings are ignored.
+func GuardedTransport(allowPrivate bool) http.RoundTripper {
+	return egress.NewTransport(egress.NewGuard(policy(allowPrivate)), nil, time.Minute)
 }
 
 // checkWebDAVURL accepts http(s) URLs without credentials in them.

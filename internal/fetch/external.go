@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/errtext"
 )
 
@@ -97,7 +98,7 @@ func NewExternalReader(cfg ExternalConfig) (*ExternalReader, error) {
 	}
 	client := cfg.HTTPClient
 	if client == nil {
-		client = &http.Client{Timeout: cfg.Timeout}
+		client = egress.ServiceClient(cfg.Timeout, cfg.BaseURL)
 	}
 	return &ExternalReader{cfg: cfg, client: client}, nil
 }
@@ -310,7 +311,7 @@ func (f *Fetcher) CheckURL(rawURL string) error {
 	if err != nil {
 		return fmt.Errorf("fetch %q: not a valid URL: %w", rawURL, err)
 	}
-	if err := f.guard.checkURL(u); err != nil {
+	if err := f.guard.CheckURL(u); err != nil {
 		return fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 	return nil

@@ -92,6 +92,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/errtext"
 	"github.com/sova-ai/sova/internal/isolate"
 	"github.com/sova-ai/sova/internal/metrics"
@@ -148,7 +149,7 @@ type Config struct {
 func (c Config) Validate() error {
 	var errs []error
 	for _, e := range c.AllowHosts {
-		if _, _, err := parseAllowEntry(e); err != nil {
+		if _, _, err := egress.ParseAllowEntry(e); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", AllowHostsEnv, err))
 		}
 	}
@@ -289,7 +290,7 @@ func (e *StatusError) Error() string {
 
 // ErrTooManyRedirects is matched (errors.Is) when a fetch stops because
 // the redirect limit was reached.
-var ErrTooManyRedirects = errors.New("too many redirects")
+var ErrTooManyRedirects = egress.ErrTooManyRedirects
 
 // ErrNoContent is matched (errors.Is) when a page has no readable text.
 var ErrNoContent = errors.New("no readable content")
@@ -298,7 +299,7 @@ var ErrNoContent = errors.New("no readable content")
 // concurrent use.
 type Fetcher struct {
 	cfg    Config
-	guard  *guard
+	guard  *egress.Guard
 	client *http.Client
 
 	// testDialAddr, when set (tests only), rewrites the host:port about to
@@ -325,11 +326,19 @@ func New(cfg Config) *Fetcher {
 			proxy = http.ProxyURL(pu)
 		}
 	}
-	f.guard = newGuard(cfg.AllowHosts, proxyHost)
+	f.guard = egress.NewGuard(egress.Policy{
+		Allow: cfg.AllowHosts, AllowSetting: AllowHostsEnv, Proxy: proxyHost,
+		Rewrite: func(addr string) string {
+			if f.testDialAddr != nil {
+				return f.testDialAddr(addr)
+			}
+			return addr
+		},
+	})
 
 	base := &http.Transport{
 		Proxy:                 proxy, // nil: no proxy, environment ignored
-		DialContext:           f.dialContext,
+		DialContext:           f.guard.DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          64,
 		MaxIdleConnsPerHost:   4,
@@ -339,8 +348,8 @@ func New(cfg Config) *Fetcher {
 		ExpectContinueTimeout: time.Second,
 	}
 	f.client = &http.Client{
-		Transport:     &guardedTransport{guard: f.guard, base: base},
-		CheckRedirect: f.checkRedirect,
+		Transport:     egress.WithGuard(f.guard, base),
+		CheckRedirect: egress.CheckRedirect(f.guard, cfg.MaxRedirects, "SOVA_FETCH_MAX_REDIRECTS"),
 		Timeout:       cfg.Timeout,
 	}
 	return f
@@ -350,40 +359,6 @@ func New(cfg Config) *Fetcher {
 // packages can make requests under the same address rules, redirect limit
 // and timeout. It must not be modified.
 func (f *Fetcher) Client() *http.Client { return f.client }
-
-func (f *Fetcher) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("fetch: bad dial address %q: %w", addr, err)
-	}
-	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	if !f.guard.nameAllowed(host) {
-		d.Control = f.guard.control
-	}
-	if f.testDialAddr != nil {
-		addr = f.testDialAddr(addr)
-	}
-	conn, err := d.DialContext(ctx, network, addr)
-	if err != nil {
-		var be *BlockedError
-		if errors.As(err, &be) && be.Host == "" {
-			be.Host = host
-			be.resolved = net.ParseIP(host) == nil
-		}
-		return nil, err
-	}
-	return conn, nil
-}
-
-func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) > f.cfg.MaxRedirects {
-		return fmt.Errorf("more than %d redirects (SOVA_FETCH_MAX_REDIRECTS): %w", f.cfg.MaxRedirects, ErrTooManyRedirects)
-	}
-	if err := f.guard.checkURL(req.URL); err != nil {
-		return fmt.Errorf("redirect to %s: %w", req.URL.Redacted(), err)
-	}
-	return nil
-}
 
 // Fetch downloads rawURL and returns its main content as Markdown.
 //
@@ -402,7 +377,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (page *Page, err err
 	if err != nil {
 		return nil, fmt.Errorf("fetch %q: not a valid URL: %w", rawURL, err)
 	}
-	if err := f.guard.checkURL(u); err != nil {
+	if err := f.guard.CheckURL(u); err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 

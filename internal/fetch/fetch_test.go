@@ -635,3 +635,35 @@ func TestFetchConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     Config
+		wantErr string
+	}{
+		{"zero", Config{}, ""},
+		{"good entries", Config{AllowHosts: []string{"searx.lan", "*.corp.lan", "10.0.0.0/8", "127.0.0.1", "::1", "[::1]", "fd00::/8"}}, ""},
+		{"bad cidr", Config{AllowHosts: []string{"10.0.0.0/33"}}, "CIDR"},
+		{"url", Config{AllowHosts: []string{"http://searx.lan/"}}, "is a URL"},
+		{"port", Config{AllowHosts: []string{"searx.lan:8888"}}, "not a host name"},
+		{"empty", Config{AllowHosts: []string{" "}}, "empty"},
+		{"proxy scheme", Config{Proxy: "ftp://proxy:21"}, "scheme"},
+		{"proxy ok", Config{Proxy: "http://proxy.lan:3128"}, ""},
+		{"negative bytes", Config{MaxBytes: -1}, "max bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Validate() = %v, want error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}

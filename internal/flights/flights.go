@@ -67,7 +67,7 @@ func New(cfg Config) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	return &Client{base: base, key: key, api: apiclient.New(apiclient.Options{
+	return &Client{base: base, key: key, api: apiclient.New(apiclient.Options{Bases: []string{base},
 		Provider: provider, Timeout: timeout, RetryBackoff: cfg.RetryBackoff, Secrets: []string{key},
 		Describe: describe,
 		Hint: func(status int) string {

@@ -18,6 +18,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 
+	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/errtext"
 	"github.com/sova-ai/sova/internal/metrics"
 )
@@ -71,6 +72,9 @@ type Config struct {
 	// jitter between retries. Defaults 500ms and 20s.
 	BackoffBase time.Duration
 	BackoffMax  time.Duration
+	// Breaker tunes the circuit breaker of the endpoint (see breaker.go);
+	// zero fields take the defaults.
+	Breaker egress.BreakerConfig
 }
 
 // Client calls an OpenAI-compatible chat-completion endpoint. It is safe
@@ -89,6 +93,7 @@ type core struct {
 	sdk      openai.Client
 	log      *slog.Logger
 	endpoint string
+	breaker  *egress.Breaker
 
 	mu      sync.Mutex
 	caps    map[string]modelCaps
@@ -151,14 +156,19 @@ func New(cfg Config) (*Client, error) {
 		// know whether stream content was already delivered.
 		option.WithMaxRetries(0),
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	if cfg.HTTPClient == nil {
+		// The endpoint an administrator configured is reachable wherever
+		// it is (a model server on loopback is common); redirects pass
+		// the egress guard. Attempts are bounded by their contexts.
+		cfg.HTTPClient = egress.ServiceClient(-1, cfg.BaseURL)
 	}
+	opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	k := &core{
 		cfg:      cfg,
 		sdk:      openai.NewClient(opts...),
 		log:      log,
 		endpoint: redactURL(strings.TrimRight(cfg.BaseURL, "/")),
+		breaker:  newBreaker(cfg.Breaker, cfg.MaxRetries),
 		caps:     map[string]modelCaps{},
 		schemas:  map[schemaKey]*schemaInfo{},
 	}
@@ -325,7 +335,11 @@ func (c *Client) run(ctx context.Context, req Request, stream bool, onText func(
 func (k *core) withRetries(ctx context.Context, model string, cl *call) (*Response, error) {
 	adapted := false
 	for attempt := 0; ; attempt++ {
+		if err := k.breaker.Allow(k.endpoint); err != nil {
+			return nil, k.paused(model, err)
+		}
 		resp, err := k.attempt(ctx, model, cl)
+		k.record(ctx, err)
 		if err == nil {
 			return resp, nil
 		}
@@ -342,8 +356,10 @@ func (k *core) withRetries(ctx context.Context, model string, cl *call) (*Respon
 		}
 		wait := k.backoff(attempt, err)
 		k.log.DebugContext(ctx, "retrying model call", "model", model, "attempt", attempt+1, "wait", wait, "error", err)
-		if serr := sleep(ctx, wait); serr != nil {
-			return nil, fmt.Errorf("model %s: stopped waiting to retry after %w: %w", model, err, serr)
+		// The wait ends early when the endpoint's breaker opens: the
+		// next Allow then fails the call at once.
+		if !k.breaker.Sleep(ctx, k.endpoint, wait) && ctx.Err() != nil {
+			return nil, fmt.Errorf("model %s: stopped waiting to retry after %w: %w", model, err, context.Cause(ctx))
 		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
+	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/errtext"
 )
 
@@ -367,7 +368,7 @@ func (k *core) apiError(status int, h http.Header, body []byte, model string) *A
 		StatusCode: status,
 		Endpoint:   k.endpoint,
 		Model:      model,
-		RetryAfter: retryAfter(h, time.Now()),
+		RetryAfter: egress.RetryAfter(h, time.Now()),
 	}
 	fillFromBody(e, body)
 	e.Message = k.redact(e.Message)
@@ -450,37 +451,9 @@ func (k *core) fromSDKError(se *openai.Error, model string) *APIError {
 		Model:      model,
 	}
 	if se.Response != nil {
-		e.RetryAfter = retryAfter(se.Response.Header, time.Now())
+		e.RetryAfter = egress.RetryAfter(se.Response.Header, time.Now())
 	}
 	return e
-}
-
-// retryAfter reads retry-after-ms or Retry-After (seconds or HTTP date).
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if h == nil {
-		return 0
-	}
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		return time.Duration(secs * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
 }
 
 // isNetworkError recognises failures to reach or read from the endpoint.

@@ -82,11 +82,11 @@ func New(cfg Config) (*Client, error) {
 	return &Client{
 		yahooURL:       yahooURL,
 		frankfurterURL: frankfurterURL,
-		yahoo: apiclient.New(apiclient.Options{
+		yahoo: apiclient.New(apiclient.Options{Bases: []string{yahooURL},
 			Provider: yahooName, Timeout: timeout, RetryBackoff: cfg.RetryBackoff,
 			UserAgent: yahooUserAgent, Describe: describeYahoo,
 		}),
-		frankfurter: apiclient.New(apiclient.Options{Provider: frankfurterName, Timeout: timeout, RetryBackoff: cfg.RetryBackoff}),
+		frankfurter: apiclient.New(apiclient.Options{Bases: []string{frankfurterURL}, Provider: frankfurterName, Timeout: timeout, RetryBackoff: cfg.RetryBackoff}),
 	}, nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/agent"
+	"github.com/sova-ai/sova/internal/egress"
 )
 
 // Options tune a Client.
@@ -44,10 +45,12 @@ type Options struct {
 // and shared by every run (a stdio server stays one process); users'
 // servers are connected for one run and closed with its Toolset.
 type Client struct {
-	opt   Options
-	admin []Server
-	sdk   *sdk.Client
-	user  *http.Client // for users' servers: private addresses refused
+	opt       Options
+	admin     []Server
+	sdk       *sdk.Client
+	user      *http.Client  // for users' servers: private addresses refused
+	adminHTTP *http.Client  // for the admin's servers: private allowed, metadata refused
+	guard     *egress.Guard // the users' servers' policy, also checked when one is added
 
 	mu       sync.Mutex
 	sessions map[string]*conn // admin server name → session
@@ -67,11 +70,16 @@ func NewClient(admin []Server, opt Options) *Client {
 	if opt.Version == "" {
 		opt.Version = "dev"
 	}
+	// Sessions stream for as long as a run lasts: no overall timeout;
+	// each call's context bounds it (SOVA_MCP_TIMEOUT).
+	userPolicy := egress.Policy{Allow: opt.AllowHosts, AllowSetting: "SOVA_MCP_ALLOW_HOSTS"}
 	return &Client{
 		opt: opt, admin: admin,
-		sdk:      sdk.NewClient(&sdk.Implementation{Name: "sova", Version: opt.Version}, nil),
-		user:     &http.Client{Transport: guardedTransport(opt.AllowHosts)},
-		sessions: map[string]*conn{},
+		sdk:       sdk.NewClient(&sdk.Implementation{Name: "sova", Version: opt.Version}, nil),
+		user:      egress.NewClient(egress.Config{Policy: userPolicy, Timeout: -1}),
+		adminHTTP: egress.NewClient(egress.Config{Policy: egress.Policy{AllowPrivate: true}, Timeout: -1}),
+		guard:     egress.NewGuard(userPolicy),
+		sessions:  map[string]*conn{},
 	}
 }
 
@@ -236,7 +244,7 @@ func (c *Client) shared(ctx context.Context, s Server) (*conn, error) {
 	if cn != nil {
 		return cn, nil
 	}
-	cn, err := c.connect(ctx, s, http.DefaultClient)
+	cn, err := c.connect(ctx, s, c.adminHTTP)
 	if err != nil {
 		return nil, err
 	}

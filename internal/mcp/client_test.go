@@ -182,7 +182,7 @@ func TestOfficeOverStreamableHTTP(t *testing.T) {
 	// A user's server on loopback is refused unless the host is allowed.
 	c := mcp.NewClient(nil, mcp.Options{Timeout: 5 * time.Second})
 	ts := c.Tools(context.Background(), local, []mcp.Server{office.Server("office")})
-	if len(ts.Tools) != 0 || len(ts.Problems) != 1 || !strings.Contains(ts.Problems[0].Error, "private address") {
+	if len(ts.Tools) != 0 || len(ts.Problems) != 1 || !strings.Contains(ts.Problems[0].Error, "SOVA_MCP_ALLOW_HOSTS") {
 		t.Fatalf("loopback user server: tools %d, problems %v", len(ts.Tools), ts.Problems)
 	}
 	c = mcp.NewClient(nil, mcp.Options{Timeout: 5 * time.Second, AllowHosts: []string{"127.0.0.1"}})

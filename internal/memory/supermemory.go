@@ -52,7 +52,7 @@ func NewSupermemory(cfg SupermemoryConfig) (*Supermemory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Supermemory{base: base, key: cfg.APIKey, client: apiclient.New(apiclient.Options{
+	return &Supermemory{base: base, key: cfg.APIKey, client: apiclient.New(apiclient.Options{Bases: []string{base},
 		Provider: "supermemory", HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, Secrets: []string{cfg.APIKey},
 		Hint: func(status int) string {
 			if status == http.StatusUnauthorized || status == http.StatusForbidden {

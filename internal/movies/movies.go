@@ -82,7 +82,7 @@ func New(cfg Config) (*Client, error) {
 	return &Client{base: base, images: images, key: key,
 		// v4 read access tokens are JWTs; v3 keys are 32 hex digits.
 		bearer: strings.HasPrefix(key, "eyJ"),
-		api: apiclient.New(apiclient.Options{
+		api: apiclient.New(apiclient.Options{Bases: []string{base, images},
 			Provider: provider, Timeout: timeout, RetryBackoff: cfg.RetryBackoff, Secrets: []string{key},
 			Hint: func(status int) string {
 				if status == 401 {

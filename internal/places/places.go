@@ -219,11 +219,11 @@ func New(cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		nominatim: apiclient.New(apiclient.Options{
-			Provider: nominatimName, Timeout: timeout, UserAgent: ua, RetryBackoff: cfg.RetryBackoff,
+			Provider: nominatimName, Bases: []string{nomURL}, Timeout: timeout, UserAgent: ua, RetryBackoff: cfg.RetryBackoff,
 			Limiter: rate.NewLimiter(limit, 1),
 		}),
 		overpass: apiclient.New(apiclient.Options{
-			Provider: overpassName, Timeout: timeout, UserAgent: ua, RetryBackoff: opBackoff,
+			Provider: overpassName, Bases: []string{opURL}, Timeout: timeout, UserAgent: ua, RetryBackoff: opBackoff,
 			Describe: describeOverpass,
 		}),
 		nominatimURL: nomURL,
@@ -235,7 +235,7 @@ func New(cfg Config) (*Client, error) {
 			return nil, err
 		}
 		c.google = apiclient.New(apiclient.Options{
-			Provider: GooglePlaces, Timeout: timeout, RetryBackoff: cfg.RetryBackoff, Secrets: []string{key},
+			Provider: GooglePlaces, Bases: []string{gURL}, Timeout: timeout, RetryBackoff: cfg.RetryBackoff, Secrets: []string{key},
 			Hint: func(status int) string {
 				if status == http.StatusUnauthorized || status == http.StatusForbidden {
 					return "check GOOGLE_MAPS_API_KEY and that the Places API (New) is enabled for it"

@@ -105,11 +105,11 @@ func New(cfg Config) *Client {
 		tavilyBase: baseURL(cfg.TavilyURL, DefaultTavilyURL),
 		tavilyKey:  key,
 		reddit: apiclient.New(apiclient.Options{
-			Provider: "reddit", HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout,
+			Provider: "reddit", HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, Bases: []string{cfg.RedditURL},
 			UserAgent: ua, RetryBackoff: cfg.RetryBackoff, Describe: describeReddit,
 		}),
 		tavily: apiclient.New(apiclient.Options{
-			Provider: "tavily", HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout,
+			Provider: "tavily", HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, Bases: []string{cfg.TavilyURL},
 			RetryBackoff: cfg.RetryBackoff, Secrets: []string{key}, Describe: describeTavily,
 		}),
 	}

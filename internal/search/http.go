@@ -7,10 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/errtext"
 )
 
@@ -139,7 +138,7 @@ func (c caller) once(ctx context.Context, newReq func(context.Context) (*http.Re
 	e.Message = errtext.Scrub(e.Message, e.Addr)
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
-		wait, retry = retryAfter(resp.Header.Get("Retry-After"), c.cfg.backoff, time.Now())
+		wait, retry = retryAfter(resp.Header, c.cfg.backoff, time.Now())
 	case resp.StatusCode >= 500:
 		wait, retry = c.cfg.backoff, true
 	}
@@ -158,22 +157,11 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// retryAfter interprets a Retry-After header. It returns def when the header
-// is absent or unparseable, and retry=false when the server asks for a wait
-// longer than maxRetryAfter.
-func retryAfter(h string, def time.Duration, now time.Time) (time.Duration, bool) {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return def, true
-	}
-	var d time.Duration
-	if secs, err := strconv.Atoi(h); err == nil {
-		d = time.Duration(secs) * time.Second
-	} else if t, err := http.ParseTime(h); err == nil {
-		d = t.Sub(now)
-	} else {
-		return def, true
-	}
+// retryAfter is the wait before retrying a 429 answer: what the service
+// asked for (egress.RetryAfter), at least def; retry is false when it asks
+// for longer than maxRetryAfter.
+func retryAfter(h http.Header, def time.Duration, now time.Time) (time.Duration, bool) {
+	d := egress.RetryAfter(h, now)
 	if d > maxRetryAfter {
 		return 0, false
 	}

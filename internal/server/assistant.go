@@ -283,6 +283,12 @@ func (s *Server) addMCPServer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_mcp_server", err.Error())
 		return
 	}
+	if s.opt.MCPCheckURL != nil {
+		if err := s.opt.MCPCheckURL(r.Context(), in.URL); err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "mcp_server_address_refused", err.Error())
+			return
+		}
+	}
 	if slices.ContainsFunc(s.opt.MCPAdmin, func(a mcp.Server) bool { return a.Name == in.Name }) {
 		writeError(w, http.StatusConflict, "invalid_request_error", "name_taken", "the administrator's server is named "+in.Name+"; choose another name")
 		return

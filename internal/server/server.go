@@ -76,6 +76,9 @@ type Options struct {
 	// ProFeatures keeps connectors and custom instructions for pro
 	// accounts and administrators (SOVA_PRO_FEATURES, access.go).
 	ProFeatures bool
+	// MCPCheckURL, when set, checks a server's address when a user adds
+	// it (the egress guard of users' servers): a refusal is a 400.
+	MCPCheckURL func(ctx context.Context, rawURL string) error
 	// Voice serves /api/audio/* (voice.go); nil: off.
 	Voice         *voice.Client
 	MaxAudioBytes int64 // SOVA_AUDIO_MAX_BYTES

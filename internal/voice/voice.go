@@ -15,6 +15,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/sova-ai/sova/internal/egress"
 )
 
 // Config says where and with which models.
@@ -49,7 +51,7 @@ func New(cfg Config) *Client {
 		cfg.Timeout = 2 * time.Minute
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	return &Client{cfg: cfg, http: &http.Client{Timeout: cfg.Timeout}}
+	return &Client{cfg: cfg, http: egress.ServiceClient(cfg.Timeout, cfg.BaseURL)}
 }
 
 // CanTranscribe and CanSpeak report what is configured.

@@ -174,7 +174,7 @@ func New(cfg Config) (*Client, error) {
 			return nil, err
 		}
 		c.owURL, c.owKey = base, key
-		c.ow = apiclient.New(apiclient.Options{
+		c.ow = apiclient.New(apiclient.Options{Bases: []string{base},
 			Provider: OpenWeather, Timeout: timeout, RetryBackoff: cfg.RetryBackoff, Secrets: []string{key},
 			Hint: func(status int) string {
 				if status == http.StatusUnauthorized {
@@ -194,8 +194,8 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c.forecastURL, c.geocodingURL = fc, geo
-	c.forecast = apiclient.New(apiclient.Options{Provider: OpenMeteo, Timeout: timeout, RetryBackoff: cfg.RetryBackoff})
-	c.geocoding = apiclient.New(apiclient.Options{Provider: OpenMeteo + " geocoding", Timeout: timeout, RetryBackoff: cfg.RetryBackoff})
+	c.forecast = apiclient.New(apiclient.Options{Bases: []string{fc}, Provider: OpenMeteo, Timeout: timeout, RetryBackoff: cfg.RetryBackoff})
+	c.geocoding = apiclient.New(apiclient.Options{Bases: []string{geo}, Provider: OpenMeteo + " geocoding", Timeout: timeout, RetryBackoff: cfg.RetryBackoff})
 	return c, nil
 }
 

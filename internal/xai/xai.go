@@ -95,7 +95,7 @@ func New(cfg Config) *Client {
 	if model == "" {
 		model = DefaultModel
 	}
-	return &Client{key: key, base: base, model: model, api: apiclient.New(apiclient.Options{
+	return &Client{key: key, base: base, model: model, api: apiclient.New(apiclient.Options{Bases: []string{base},
 		Provider: "xai", HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout,
 		RetryBackoff: cfg.RetryBackoff, Secrets: []string{key}, Describe: describe,
 	})}

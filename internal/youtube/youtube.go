@@ -98,6 +98,7 @@ func New(cfg Config) *Client {
 	opts := func(provider string, describe func(int, []byte) (string, bool)) apiclient.Options {
 		return apiclient.Options{
 			Provider: provider, HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout,
+			Bases:     []string{cfg.YouTubeURL, cfg.InvidiousURL},
 			UserAgent: cfg.UserAgent, RetryBackoff: cfg.RetryBackoff,
 			Secrets: []string{key}, Describe: describe,
 		}

@@ -1,4 +1,4 @@
-package fetch
+package egress
 
 import (
 	"errors"
@@ -51,7 +51,7 @@ func TestBlockedReason(t *testing.T) {
 		{"64:ff9b::a00:1", true},    // NAT64 of 10.0.0.1
 		{"64:ff9b::808:808", false}, // NAT64 of 8.8.8.8
 		{"2002:7f00:1::1", true},    // 6to4 of 127.0.0.1
-		{"2002:808:808::1", false},  // 6to4 of 8.8.8.8
+		{"2002:808:808::1", true},   // 6to4: refused whole
 		{"2606:4700:4700::1111", false},
 		{"2001:4860:4860::8888", false},
 	}
@@ -150,7 +150,7 @@ func TestGuardCheckURL(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parse %q: %v", tt.url, err)
 			}
-			err = newGuard(tt.allow, "").checkURL(u)
+			err = NewGuard(Policy{Allow: tt.allow}).CheckURL(u)
 			if tt.blocked != (err != nil) {
 				t.Fatalf("checkURL(%s) with allow %v = %v, want blocked=%v", tt.url, tt.allow, err, tt.blocked)
 			}
@@ -164,7 +164,7 @@ func TestGuardCheckURL(t *testing.T) {
 // "corp.lan" itself is not covered by "*.corp.lan", but checkURL lets
 // names through (they are judged at dial time), so check nameAllowed too.
 func TestGuardNameAllowed(t *testing.T) {
-	g := newGuard([]string{"*.corp.lan", "searx.lan", "10.0.0.0/8"}, "proxy.lan")
+	g := NewGuard(Policy{Allow: []string{"*.corp.lan", "searx.lan", "10.0.0.0/8"}, Proxy: "proxy.lan"})
 	for host, want := range map[string]bool{
 		"wiki.corp.lan":   true,
 		"a.b.corp.lan":    true,
@@ -176,63 +176,31 @@ func TestGuardNameAllowed(t *testing.T) {
 		"proxy.lan":       true,
 		"10.0.0.1":        false, // addresses are judged by ipAllowed
 	} {
-		if got := g.nameAllowed(host); got != want {
+		if got := g.NameAllowed(host); got != want {
 			t.Errorf("nameAllowed(%q) = %v, want %v", host, got, want)
 		}
 	}
 }
 
 func TestBlockedErrorMessage(t *testing.T) {
-	g := newGuard(nil, "")
-	err := g.checkURL(&url.URL{Scheme: "http", Host: "10.0.0.1"})
+	g := NewGuard(Policy{AllowSetting: "SOVA_FETCH_ALLOW_HOSTS"})
+	err := g.CheckURL(&url.URL{Scheme: "http", Host: "10.0.0.1"})
 	msg := err.Error()
-	for _, want := range []string{"10.0.0.1", "private address", AllowHostsEnv} {
+	for _, want := range []string{"10.0.0.1", "private address", "SOVA_FETCH_ALLOW_HOSTS"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
 	}
-	err = g.checkURL(&url.URL{Scheme: "http", Host: "0x7f.1"})
+	err = g.CheckURL(&url.URL{Scheme: "http", Host: "0x7f.1"})
 	if msg := err.Error(); !strings.Contains(msg, "127.0.0.1") || !strings.Contains(msg, "0x7f.1") {
 		t.Errorf("numeric-host message %q should name both spellings", msg)
-	}
-}
-
-func TestConfigValidate(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     Config
-		wantErr string
-	}{
-		{"zero", Config{}, ""},
-		{"good entries", Config{AllowHosts: []string{"searx.lan", "*.corp.lan", "10.0.0.0/8", "127.0.0.1", "::1", "[::1]", "fd00::/8"}}, ""},
-		{"bad cidr", Config{AllowHosts: []string{"10.0.0.0/33"}}, "CIDR"},
-		{"url", Config{AllowHosts: []string{"http://searx.lan/"}}, "is a URL"},
-		{"port", Config{AllowHosts: []string{"searx.lan:8888"}}, "not a host name"},
-		{"empty", Config{AllowHosts: []string{" "}}, "empty"},
-		{"proxy scheme", Config{Proxy: "ftp://proxy:21"}, "scheme"},
-		{"proxy ok", Config{Proxy: "http://proxy.lan:3128"}, ""},
-		{"negative bytes", Config{MaxBytes: -1}, "max bytes"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Validate() = %v, want error containing %q", err, tt.wantErr)
-			}
-		})
 	}
 }
 
 // control is the dial-time check: it sees the resolved address, whatever
 // name or spelling led there.
 func TestGuardControl(t *testing.T) {
-	g := newGuard([]string{"192.168.0.0/16", "::1"}, "")
+	g := NewGuard(Policy{Allow: []string{"192.168.0.0/16", "::1"}})
 	tests := []struct {
 		addr    string
 		blocked bool
