@@ -50,6 +50,7 @@ const state = {
   modes: [],
   mode: storage.get(MODE_KEY) || 'search',
   chatId: null,
+  chatMode: '', // the mode the chat on screen last ran in; follow-ups use it
   turns: [],
   live: null, // {chatId, turn, ctrl} of the run streaming now
   view: 0, // bumped on every navigation; stale loads check it
@@ -147,9 +148,25 @@ async function loadModes(after) {
   await after;
   if (!state.modes.length) state.modes = [{ id: state.mode, description: '' }];
   if (!state.modes.some((m) => m.id === state.mode)) {
+    // A chat whose mode the server no longer offers says so rather than
+    // quietly answering its follow-ups in another mode.
+    if (state.chatMode && state.chatMode === state.mode) toast(t('modeWithdrawn', { mode: modeName(state.mode) }));
     state.mode = state.modes.some((m) => m.id === 'search') ? 'search' : state.modes[0].id;
   }
   renderModes();
+}
+
+// restoreChatMode puts the composer in the mode a reopened chat last ran
+// in, whether or not /api/modes has answered yet (loadModes checks it
+// when it does).
+function restoreChatMode(id) {
+  state.chatMode = id || '';
+  if (!id) return;
+  if (state.modes.length && !state.modes.some((m) => m.id === id)) {
+    toast(t('modeWithdrawn', { mode: modeName(id) }));
+    return;
+  }
+  setMode(id);
 }
 
 function setMode(id) {
@@ -276,6 +293,7 @@ function ask(text) {
   // Another chat may still be streaming: it finishes where it is.
   if (isLiveHere()) return;
   const mode = state.mode;
+  state.chatMode = mode;
   for (const turn of state.turns) turn.freeze();
   const turn = new Turn({ question: text, mode, onAnswer: (answer) => ask(answer), actions: turnActions });
   turn.onRender = () => stickToBottom();
@@ -417,6 +435,7 @@ function resetView() {
 function newChat(push) {
   resetView();
   state.chatId = null;
+  state.chatMode = '';
   el.hero.hidden = false;
   el.title.textContent = '';
   showExport(null);
@@ -446,8 +465,8 @@ async function openChat(id, push) {
   }
   if (view !== state.view) return;
   el.title.textContent = body.chat?.title || '';
-  if (body.chat?.mode && state.modes.some((m) => m.id === body.chat.mode)) setMode(body.chat.mode);
   const msgs = Array.isArray(body.messages) ? body.messages : [];
+  restoreChatMode(msgs.findLast((m) => m && m.mode)?.mode || body.chat?.mode);
   const turns = [];
   let pending = null;
   for (let i = 0; i < msgs.length; i++) {
