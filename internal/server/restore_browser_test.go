@@ -1,12 +1,18 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/sova-ai/sova/internal/doctor"
+	"github.com/sova-ai/sova/internal/server"
 )
 
 // gatedModes serves e's server with GET /api/modes held until the returned
@@ -90,4 +96,79 @@ func TestBrowserChatModeRestored(t *testing.T) {
 		t.Errorf("stored messages %v: the follow-up did not run in the chat's mode", got)
 	}
 	tb.screenshot("mode-restored")
+}
+
+// setupFrom answers the failures of the start-up checks as `sova serve`
+// passes them to the server.
+type setupFrom []server.SetupProblem
+
+func (s setupFrom) SetupProblems() []server.SetupProblem { return s }
+
+// A server whose model endpoint refuses its key says so in a banner on
+// every page, naming what to set, before anyone asks; a question asked
+// anyway ends in an error that names the model endpoint.
+func TestBrowserSetupBanner(t *testing.T) {
+	browser := newBrowser(t)
+	e := newEnv(t, map[string]string{"SOVA_LLM_API_KEY": "wrong-key"})
+	e.model.RequireKey("test-key")
+	report := doctor.AtStart(context.Background(), e.app.Config, slog.New(slog.DiscardHandler), doctor.Options{})
+	var problems setupFrom
+	for _, c := range report.Failed() {
+		problems = append(problems, server.SetupProblem{Check: c.Name, Fix: c.Fix})
+	}
+	if len(problems) == 0 {
+		t.Fatalf("the checks found nothing wrong: %+v", report)
+	}
+	a := e.app
+	srv := httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), Version: "test", Images: a.Images, Setup: problems}))
+	t.Cleanup(srv.Close)
+
+	for _, size := range []struct {
+		name   string
+		w, h   int64
+		mobile bool
+		scheme string
+	}{{"desktop", 1366, 900, false, "light"}, {"phone-dark", 390, 844, true, "dark"}} {
+		tb := newTab(t, browser)
+		if size.mobile {
+			tb.do(chromedp.EmulateViewport(size.w, size.h, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+		} else {
+			tb.do(chromedp.EmulateViewport(size.w, size.h))
+		}
+		tb.media(size.scheme)
+		tb.do(chromedp.Navigate(srv.URL + "/"))
+		tb.wait(`document.querySelector('#setup-banner')`, "the setup banner")
+		var b struct {
+			Text     string
+			Checks   []string
+			Visible  bool
+			Overflow bool
+		}
+		tb.eval(`(() => {
+			const b = document.querySelector('#setup-banner');
+			const r = b.getBoundingClientRect();
+			return {text: b.innerText, checks: [...b.querySelectorAll('li')].map(l => l.dataset.check),
+				visible: b.checkVisibility() && r.top >= 0 && r.bottom <= innerHeight && r.height > 20,
+				overflow: document.documentElement.scrollWidth > innerWidth || r.right > innerWidth};
+		})()`, &b)
+		if !b.Visible || b.Overflow || len(b.Checks) != 1 || b.Checks[0] != "API key" ||
+			!strings.Contains(b.Text, "refuses the API key") || !strings.Contains(b.Text, "SOVA_LLM_API_KEY") || strings.Contains(b.Text, "wrong-key") {
+			t.Errorf("%s: banner %+v", size.name, b)
+		}
+		tb.screenshot("setup-banner-" + size.name)
+		if size.mobile {
+			continue
+		}
+		// Asked anyway, the question fails with the model endpoint's error,
+		// not as a search that found nothing.
+		tb.ask("search", "How do tidal stream turbines compare with barrages?")
+		tb.wait(`document.querySelector('.turn .turn-error:not([hidden]) .error-text')`, "the run's error")
+		var msg string
+		tb.eval(`document.querySelector('.turn .turn-error .error-text').innerText`, &msg)
+		t.Logf("error shown: %q", msg)
+		if !strings.Contains(strings.ToLower(msg), "model") || strings.Contains(msg, "found nothing") {
+			t.Errorf("the run's error reads %q", msg)
+		}
+		tb.screenshot("setup-error-answer")
+	}
 }

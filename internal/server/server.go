@@ -94,6 +94,10 @@ type Options struct {
 	// answers it 404 (SOVA_METRICS=false).
 	Metrics      http.Handler
 	MetricsToken string
+	// Setup reports what the start-up checks of the model endpoint found
+	// wrong (setup.go); GET /api/modes passes it on to the UI's banner.
+	// Nil: nothing checked.
+	Setup SetupChecker
 }
 
 // Server serves the API.
@@ -316,7 +320,11 @@ func (s *Server) listModes(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, modeInfo{m.ID(), m.Description()})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"modes": out})
+	body := map[string]any{"modes": out}
+	if p := s.setupProblems(); len(p) > 0 {
+		body["setup"] = p
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 func itoa(n int64) string {

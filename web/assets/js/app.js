@@ -11,6 +11,7 @@ import { ChatList } from './sidebar.js';
 import { SpacesPanel } from './spaces.js';
 import { MemoriesPanel } from './memories.js';
 import { currentUser, showSignIn, accountFoot } from './account.js';
+import { setupBanner } from './setup.js';
 import './views/all.js';
 
 const $ = (id) => document.getElementById(id);
@@ -142,6 +143,8 @@ async function loadModes(after) {
   try {
     const body = await api.modes();
     state.modes = Array.isArray(body?.modes) ? body.modes.filter((m) => m && m.id) : [];
+    const banner = setupBanner(body?.setup);
+    if (banner) document.querySelector('.topbar').after(banner);
   } catch (e) {
     toast(e.message);
   }
