@@ -260,6 +260,10 @@ type Request struct {
 	// WebSearch turns the docs mode's web search on or off (nil: default).
 	Spaces    []string
 	WebSearch *bool
+	// Regenerate answers the chat's last stored question again instead of
+	// storing the question anew: the new answer is another version of the
+	// last one, and the one later questions go on from (regenerate.go).
+	Regenerate bool
 }
 
 // runInput is what a run needs to be executed again.
@@ -387,12 +391,20 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 			release() // the run does not start
 		}
 	}()
+	regenerates := "" // the stored question answered again
 	if req.Persist {
 		chat, err := s.chatFor(ctx, userID, req.ChatID, m.ID())
 		if err != nil {
 			return nil, err
 		}
-		if chat.MessageCount > 0 {
+		if req.Regenerate {
+			if chat.MessageCount == 0 {
+				return nil, ErrNothingToRegenerate
+			}
+			if regenerates, p.history, err = s.regenerateTarget(ctx, userID, chat.ID, question); err != nil {
+				return nil, err
+			}
+		} else if chat.MessageCount > 0 {
 			if waiting == nil {
 				// The person's next message answers a run paused for them.
 				if r, err := s.opt.Store.LatestRun(ctx, userID, chat.ID); err == nil && r.State == sova.RunWaiting && r.Mode == m.ID() {
@@ -412,8 +424,8 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 	// The run is stored before the question: the store holds one running
 	// run per chat, so a question asked while another runs is refused here
 	// and leaves nothing behind.
-	questionID := ""
-	if req.Persist {
+	questionID := regenerates
+	if req.Persist && questionID == "" {
 		questionID = uuid.NewString()
 	}
 	if waiting != nil {
@@ -460,7 +472,7 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 		}
 		p.RunID = p.run.ID
 	}
-	if req.Persist {
+	if req.Persist && regenerates == "" {
 		userMsg := &sova.Message{ID: questionID, ChatID: p.ChatID, Role: llm.RoleUser, Content: question, Mode: m.ID()}
 		userMsg.Parts, _ = json.Marshal([]map[string]string{{"type": "text", "text": question}})
 		if err := s.opt.Store.AddMessage(ctx, userID, userMsg); err != nil {
@@ -519,13 +531,7 @@ func (s *Service) storedHistory(ctx context.Context, userID, chatID string) ([]l
 	if err != nil {
 		return nil, fmt.Errorf("loading chat history: %w", err)
 	}
-	var out []llm.Message
-	for _, m := range msgs {
-		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" {
-			out = append(out, llm.Message{Role: m.Role, Content: m.Content})
-		}
-	}
-	return out, nil
+	return historyOf(msgs), nil
 }
 
 // Start runs a prepared request detached from the caller: it goes on when

@@ -106,6 +106,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		ChatID: req.ID, Mode: modeID,
 		Messages: toLLM(req.Messages), Timezone: req.Timezone, Persist: true,
 		Spaces: spaceIDs, WebSearch: req.WebSearch,
+		// The AI SDK's "regenerate-message": the chat's last question
+		// answered again, as a new version of its answer.
+		Regenerate: req.Trigger == "regenerate-message",
 	})
 	if err != nil {
 		s.runError(w, err, "unknown_mode")

@@ -261,6 +261,8 @@ func (s *Server) runError(w http.ResponseWriter, err error, unknownCode string) 
 		writeError(w, http.StatusBadRequest, "invalid_request_error", unknownCode, err.Error())
 	case errors.Is(err, run.ErrEmptyQuestion):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "empty_messages", err.Error())
+	case errors.Is(err, run.ErrNothingToRegenerate):
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "nothing_to_regenerate", err.Error())
 	case errors.Is(err, run.ErrTooLong):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "question_too_long", err.Error())
 	case errors.Is(err, run.ErrInvalidChatID):

@@ -12,6 +12,7 @@ import { SpacesPanel } from './spaces.js';
 import { MemoriesPanel } from './memories.js';
 import { currentUser, showSignIn, accountFoot } from './account.js';
 import { setupBanner } from './setup.js';
+import { attachVersions } from './versions.js';
 import './views/all.js';
 
 const $ = (id) => document.getElementById(id);
@@ -80,7 +81,7 @@ const chats = new ChatList($('chat-list'), { onOpen: (id) => openChat(id, true),
 // asking it again, editing its question, trying a failed one again.
 const turnActions = {
   followUp: (q) => ask(q),
-  regenerate: (turn) => ask(turn.question),
+  regenerate: (turn) => regenerate(turn),
   edit: (turn) => {
     el.input.value = turn.question;
     el.input.dispatchEvent(new Event('input'));
@@ -316,6 +317,35 @@ function ask(text) {
   return runLive(turn, (signal) => api.search(body, signal));
 }
 
+// regenerate answers the chat's last question again in place: the new
+// answer replaces the old one on screen, which stays reachable by the
+// version arrows (versions.js), and the question is not stored twice.
+function regenerate(old) {
+  const i = state.turns.indexOf(old);
+  if (isLiveHere() || !state.chatId || i !== state.turns.length - 1) return;
+  const turn = new Turn({ question: old.question, mode: state.mode, onAnswer: (answer) => ask(answer), actions: turnActions });
+  turn.onRender = () => stickToBottom();
+  turn.versions = [...(old.versions || [old]), turn];
+  old.freeze();
+  state.turns[i] = turn;
+  state.chatMode = state.mode;
+  // The version shown may be an older one: the new one takes its place.
+  const shown = turn.versions.find((v) => v.el.isConnected);
+  if (shown) shown.el.replaceWith(turn.el);
+  else el.thread.append(turn.el);
+  attachVersions(turn.versions);
+  const body = {
+    id: state.chatId,
+    group: state.mode,
+    trigger: 'regenerate-message',
+    messages: [{ id: messageId(), role: 'user', parts: [{ type: 'text', text: old.question }] }],
+    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  };
+  const selected = spaces.selectedIds();
+  if (selected.length) body.spaces = selected;
+  return runLive(turn, (signal) => api.search(body, signal));
+}
+
 // runLive streams a run into turn. open(signal) starts the request and
 // answers the response, or null when there is nothing to stream.
 async function runLive(turn, open) {
@@ -475,7 +505,11 @@ async function openChat(id, push) {
   for (let i = 0; i < msgs.length; i++) {
     const m = msgs[i];
     if (m.role !== 'user') continue;
-    const next = msgs[i + 1] && msgs[i + 1].role === 'assistant' ? msgs[i + 1] : null;
+    // A regenerated question has several answers (each replyTo it): the
+    // newest shows, the others are versions behind the arrows.
+    const answers = msgs.filter((x) => x.role === 'assistant' && x.replyTo && x.replyTo === m.id);
+    if (!answers.length && msgs[i + 1] && msgs[i + 1].role === 'assistant') answers.push(msgs[i + 1]);
+    const next = answers[answers.length - 1] || null;
     const last = !msgs.slice(i + 1).some((x) => x.role === 'user');
     // The run streaming now in this chat shows live instead of its
     // half-stored copy.
@@ -485,6 +519,11 @@ async function openChat(id, push) {
     }
     const turn = Turn.fromStored(m, next, { onAnswer: (answer) => ask(answer), actions: turnActions });
     if (last && !next) pending = turn;
+    if (answers.length > 1) {
+      turn.versions = [...answers.slice(0, -1).map((a) => Turn.fromStored(m, a, { onAnswer: (answer) => ask(answer), actions: {} })), turn];
+      turn.versions.forEach((v) => v !== turn && v.freeze());
+      attachVersions(turn.versions);
+    }
     turns.push(turn);
   }
   turns.forEach((turn, k) => {

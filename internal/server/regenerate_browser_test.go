@@ -1,0 +1,64 @@
+package server_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+type storedMsg struct {
+	ID, Role, ReplyTo, Content string
+}
+
+func storedMessages(t *testing.T, e *env, chatID string) []storedMsg {
+	t.Helper()
+	_, body := e.as(t, "", "GET", "/api/chats/"+chatID, "")
+	var got struct{ Messages []storedMsg }
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatalf("chat %s: %v (%s)", chatID, err, body)
+	}
+	return got.Messages
+}
+
+// Regenerate answers the last question again in place: one turn on the
+// page with arrows between the two versions, the question stored once and
+// both answers replying to it; the same after a reload; a follow-up then
+// goes on in the same chat.
+func TestBrowserRegenerate(t *testing.T) {
+	browser := newBrowser(t)
+	e := newEnv(t, nil)
+	tb := newTab(t, browser)
+	tb.do(chromedp.EmulateViewport(1366, 900), chromedp.Navigate(e.srv.URL+"/"))
+	tb.media("light")
+	tb.wait(`document.body.classList.contains('ready')`, "the page")
+	tb.ask("chat", "What is a tidal barrage?")
+	tb.wait(`document.querySelector('.turn .turn-foot:not([hidden]) .regenerate-btn') && location.pathname.startsWith('/c/')`, "the answer")
+	var path string
+	tb.eval(`location.pathname`, &path)
+	chatID := path[len("/c/"):]
+
+	tb.do(chromedp.Click(css(".turn .regenerate-btn")))
+	tb.wait(`document.querySelectorAll('.turn').length === 1 && document.querySelector('.turn .turn-versions-n')?.textContent === '2 / 2' && document.querySelector('.turn .turn-foot:not([hidden])')`, "the second version in place")
+	msgs := storedMessages(t, e, chatID)
+	if len(msgs) != 3 || msgs[0].Role != "user" || msgs[1].ReplyTo != msgs[0].ID || msgs[2].ReplyTo != msgs[0].ID || msgs[2].Role != "assistant" {
+		t.Fatalf("stored after Regenerate: %+v", msgs)
+	}
+	tb.screenshot("regenerate-desktop")
+	tb.do(chromedp.Click(css(".turn .version-prev")))
+	tb.wait(`document.querySelectorAll('.turn').length === 1 && document.querySelector('.turn .turn-versions-n')?.textContent === '1 / 2'`, "the first version")
+
+	tb.do(chromedp.Reload())
+	tb.wait(`document.querySelectorAll('.turn').length === 1 && document.querySelector('.turn .turn-versions-n')?.textContent === '2 / 2' && document.querySelector('.turn .turn-foot:not([hidden])')`, "the versions after a reload")
+
+	tb.do(chromedp.SendKeys(css("#input"), "And a tidal stream turbine?"))
+	tb.enter(false)
+	tb.wait(`document.querySelectorAll('.turn').length === 2 && document.querySelectorAll('.turn-foot:not([hidden])').length === 2`, "the follow-up")
+	if msgs := storedMessages(t, e, chatID); len(msgs) != 5 {
+		t.Errorf("stored after the follow-up: %+v", msgs)
+	}
+	tb.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+	tb.media("dark")
+	tb.eval(`document.querySelector('#scroller').scrollTop = 0, true`, nil)
+	tb.screenshot("regenerate-phone-dark")
+}
