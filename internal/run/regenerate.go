@@ -14,11 +14,12 @@ import (
 // chat's last stored question.
 var ErrNothingToRegenerate = errors.New("nothing to regenerate: the question must be the chat's last stored question")
 
-// regenerateTarget finds the question a regenerate request answers again:
-// the chat's last stored question, which must read as question. It
-// answers the question's id and the conversation before it (each earlier
-// question with its chosen answer).
-func (s *Service) regenerateTarget(ctx context.Context, userID, chatID, question string) (string, []llm.Message, error) {
+// lastQuestion finds the chat's last stored question, which a regenerate
+// request answers again (it must then read as question) and an edit
+// request rewrites. It answers the question's id and the conversation
+// before it (each earlier question in its newest version, with its newest
+// answer).
+func (s *Service) lastQuestion(ctx context.Context, userID, chatID, question string, regenerate bool) (string, []llm.Message, error) {
 	msgs, err := s.opt.Store.ListMessages(ctx, userID, chatID)
 	if err != nil {
 		return "", nil, fmt.Errorf("loading chat history: %w", err)
@@ -27,7 +28,7 @@ func (s *Service) regenerateTarget(ctx context.Context, userID, chatID, question
 		if msgs[i].Role != llm.RoleUser {
 			continue
 		}
-		if strings.TrimSpace(msgs[i].Content) != question {
+		if regenerate && strings.TrimSpace(msgs[i].Content) != question {
 			return "", nil, ErrNothingToRegenerate
 		}
 		return msgs[i].ID, historyOf(msgs[:i]), nil
@@ -37,12 +38,18 @@ func (s *Service) regenerateTarget(ctx context.Context, userID, chatID, question
 
 // historyOf is the conversation stored messages make for a model. A
 // question answered more than once (regenerated) counts with its last
-// answer only: that is the version the person sees and goes on from.
+// answer only, and a question edited (a later question whose replyTo is
+// it) not at all, nor its answers: the newest versions are what the
+// person sees and goes on from.
 func historyOf(msgs []sova.Message) []llm.Message {
 	latest := map[string]int{}
+	edited := map[string]bool{}
 	for i, m := range msgs {
-		if m.Role == llm.RoleAssistant && m.ReplyTo != "" {
+		switch {
+		case m.Role == llm.RoleAssistant && m.ReplyTo != "":
 			latest[m.ReplyTo] = i
+		case m.Role == llm.RoleUser && m.ReplyTo != "":
+			edited[m.ReplyTo] = true
 		}
 	}
 	var out []llm.Message
@@ -50,8 +57,11 @@ func historyOf(msgs []sova.Message) []llm.Message {
 		if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant || m.Content == "" {
 			continue
 		}
-		if m.Role == llm.RoleAssistant && m.ReplyTo != "" && latest[m.ReplyTo] != i {
-			continue // an earlier version of a regenerated answer
+		if m.Role == llm.RoleUser && edited[m.ID] {
+			continue // a question edited since
+		}
+		if m.Role == llm.RoleAssistant && m.ReplyTo != "" && (latest[m.ReplyTo] != i || edited[m.ReplyTo]) {
+			continue // an earlier version of an answer, or an answer to an edited question
 		}
 		out = append(out, llm.Message{Role: m.Role, Content: m.Content})
 	}

@@ -31,3 +31,25 @@ func TestHistoryOfKeepsNewestVersion(t *testing.T) {
 		t.Errorf("historyOf = %+v\nwant %+v", got, want)
 	}
 }
+
+// An edited question leaves the history with its answers; the edit takes
+// its place.
+func TestHistoryOfDropsEditedQuestion(t *testing.T) {
+	msgs := []sova.Message{
+		{ID: "q1", Role: llm.RoleUser, Content: "first"},
+		{ID: "a1", Role: llm.RoleAssistant, Content: "answer", ReplyTo: "q1"},
+		{ID: "q2", Role: llm.RoleUser, Content: "typo"},
+		{ID: "a2", Role: llm.RoleAssistant, Content: "answer to typo", ReplyTo: "q2"},
+		{ID: "q3", Role: llm.RoleUser, Content: "fixed", ReplyTo: "q2"},
+		{ID: "a3", Role: llm.RoleAssistant, Content: "answer to fixed", ReplyTo: "q3"},
+	}
+	want := []llm.Message{
+		{Role: llm.RoleUser, Content: "first"},
+		{Role: llm.RoleAssistant, Content: "answer"},
+		{Role: llm.RoleUser, Content: "fixed"},
+		{Role: llm.RoleAssistant, Content: "answer to fixed"},
+	}
+	if got := historyOf(msgs); !reflect.DeepEqual(got, want) {
+		t.Errorf("historyOf = %+v\nwant %+v", got, want)
+	}
+}

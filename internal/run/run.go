@@ -264,6 +264,11 @@ type Request struct {
 	// storing the question anew: the new answer is another version of the
 	// last one, and the one later questions go on from (regenerate.go).
 	Regenerate bool
+	// Edit rewrites the chat's last stored question: the question is
+	// stored as a new version of it (replyTo the old one), answered from
+	// the conversation before it; the old one and its answers stay stored
+	// and leave the history.
+	Edit bool
 }
 
 // runInput is what a run needs to be executed again.
@@ -391,18 +396,24 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 			release() // the run does not start
 		}
 	}()
-	regenerates := "" // the stored question answered again
+	regenerates, edits := "", "" // the stored question answered again, or rewritten
 	if req.Persist {
 		chat, err := s.chatFor(ctx, userID, req.ChatID, m.ID())
 		if err != nil {
 			return nil, err
 		}
-		if req.Regenerate {
+		if req.Regenerate || req.Edit {
 			if chat.MessageCount == 0 {
 				return nil, ErrNothingToRegenerate
 			}
-			if regenerates, p.history, err = s.regenerateTarget(ctx, userID, chat.ID, question); err != nil {
+			var last string
+			if last, p.history, err = s.lastQuestion(ctx, userID, chat.ID, question, req.Regenerate); err != nil {
 				return nil, err
+			}
+			if req.Regenerate {
+				regenerates = last
+			} else {
+				edits = last
 			}
 		} else if chat.MessageCount > 0 {
 			if waiting == nil {
@@ -473,7 +484,7 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 		p.RunID = p.run.ID
 	}
 	if req.Persist && regenerates == "" {
-		userMsg := &sova.Message{ID: questionID, ChatID: p.ChatID, Role: llm.RoleUser, Content: question, Mode: m.ID()}
+		userMsg := &sova.Message{ID: questionID, ChatID: p.ChatID, Role: llm.RoleUser, Content: question, Mode: m.ID(), ReplyTo: edits}
 		userMsg.Parts, _ = json.Marshal([]map[string]string{{"type": "text", "text": question}})
 		if err := s.opt.Store.AddMessage(ctx, userID, userMsg); err != nil {
 			// The run never starts: end it, so the chat takes questions again.

@@ -57,6 +57,26 @@ func TestBrowserRegenerate(t *testing.T) {
 	if msgs := storedMessages(t, e, chatID); len(msgs) != 5 {
 		t.Errorf("stored after the follow-up: %+v", msgs)
 	}
+
+	// Edit rewrites the last question in place and answers it anew.
+	tb.do(chromedp.Click(css(".turn:last-child .edit-btn")))
+	tb.wait(`document.querySelector('.turn:last-child .question-edit-input') === document.activeElement`, "the question as a form in place")
+	tb.eval(`(() => {
+		const i = document.querySelector('.turn:last-child .question-edit-input');
+		i.value = 'And a tidal lagoon?';
+		i.form.requestSubmit();
+		return true;
+	})()`, nil)
+	editDone := `document.querySelectorAll('.turn').length === 2 && document.querySelector('.turn:last-child .turn-question')?.textContent === 'And a tidal lagoon?' && document.querySelector('.turn:last-child .turn-versions-n')?.textContent === '2 / 2' && document.querySelectorAll('.turn-foot:not([hidden])').length === 2`
+	tb.wait(editDone, "the edited question answered in place")
+	msgs = storedMessages(t, e, chatID)
+	if len(msgs) != 7 || msgs[5].Role != "user" || msgs[5].Content != "And a tidal lagoon?" || msgs[5].ReplyTo != msgs[3].ID || msgs[6].ReplyTo != msgs[5].ID {
+		t.Fatalf("stored after Edit: %+v", msgs)
+	}
+	tb.do(chromedp.Reload())
+	tb.wait(editDone, "the edit after a reload")
+	tb.do(chromedp.Click(css(".turn:last-child .version-prev")))
+	tb.wait(`document.querySelector('.turn:last-child .turn-question')?.textContent === 'And a tidal stream turbine?' && document.querySelector('.turn:last-child .turn-versions-n')?.textContent === '1 / 2'`, "the question before the edit")
 	tb.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
 	tb.media("dark")
 	tb.eval(`document.querySelector('#scroller').scrollTop = 0, true`, nil)

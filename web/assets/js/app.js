@@ -12,7 +12,7 @@ import { SpacesPanel } from './spaces.js';
 import { MemoriesPanel } from './memories.js';
 import { currentUser, showSignIn, accountFoot } from './account.js';
 import { setupBanner } from './setup.js';
-import { attachVersions } from './versions.js';
+import { attachVersions, editInPlace } from './versions.js';
 import './views/all.js';
 
 const $ = (id) => document.getElementById(id);
@@ -83,10 +83,8 @@ const turnActions = {
   followUp: (q) => ask(q),
   regenerate: (turn) => regenerate(turn),
   edit: (turn) => {
-    el.input.value = turn.question;
-    el.input.dispatchEvent(new Event('input'));
-    el.input.focus();
-    el.input.setSelectionRange(el.input.value.length, el.input.value.length);
+    if (!state.chatId || state.turns[state.turns.length - 1] !== turn) return;
+    editInPlace(turn, (text) => rerun(turn, text, 'edit-message'));
   },
   retry: (turn) => ask(turn.question),
 };
@@ -321,9 +319,15 @@ function ask(text) {
 // answer replaces the old one on screen, which stays reachable by the
 // version arrows (versions.js), and the question is not stored twice.
 function regenerate(old) {
+  return rerun(old, old.question, 'regenerate-message');
+}
+
+// rerun runs the chat's last question again in place, as it was
+// (regenerate-message) or rewritten (edit-message).
+function rerun(old, question, trigger) {
   const i = state.turns.indexOf(old);
   if (isLiveHere() || !state.chatId || i !== state.turns.length - 1) return;
-  const turn = new Turn({ question: old.question, mode: state.mode, onAnswer: (answer) => ask(answer), actions: turnActions });
+  const turn = new Turn({ question, mode: state.mode, onAnswer: (answer) => ask(answer), actions: turnActions });
   turn.onRender = () => stickToBottom();
   turn.versions = [...(old.versions || [old]), turn];
   old.freeze();
@@ -337,8 +341,8 @@ function regenerate(old) {
   const body = {
     id: state.chatId,
     group: state.mode,
-    trigger: 'regenerate-message',
-    messages: [{ id: messageId(), role: 'user', parts: [{ type: 'text', text: old.question }] }],
+    trigger,
+    messages: [{ id: messageId(), role: 'user', parts: [{ type: 'text', text: question }] }],
     timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
   };
   const selected = spaces.selectedIds();
@@ -501,6 +505,7 @@ async function openChat(id, push) {
   const msgs = Array.isArray(body.messages) ? body.messages : [];
   restoreChatMode(msgs.findLast((m) => m && m.mode)?.mode || body.chat?.mode);
   const turns = [];
+  const rewritten = new Map(); // id of an edited question → its versions
   let pending = null;
   for (let i = 0; i < msgs.length; i++) {
     const m = msgs[i];
@@ -519,10 +524,19 @@ async function openChat(id, push) {
     }
     const turn = Turn.fromStored(m, next, { onAnswer: (answer) => ask(answer), actions: turnActions });
     if (last && !next) pending = turn;
-    if (answers.length > 1) {
-      turn.versions = [...answers.slice(0, -1).map((a) => Turn.fromStored(m, a, { onAnswer: (answer) => ask(answer), actions: {} })), turn];
-      turn.versions.forEach((v) => v !== turn && v.freeze());
+    const versions = [];
+    // A question rewritten later (an edit replies to it) is a version of
+    // its edit, shown only by the arrows.
+    if (m.replyTo && rewritten.has(m.replyTo)) versions.push(...rewritten.get(m.replyTo));
+    if (answers.length > 1) versions.push(...answers.slice(0, -1).map((a) => Turn.fromStored(m, a, { onAnswer: (answer) => ask(answer), actions: {} })));
+    if (versions.length) {
+      turn.versions = [...versions, turn];
+      versions.forEach((v) => v.freeze());
       attachVersions(turn.versions);
+    }
+    if (msgs.some((x) => x.role === 'user' && x.replyTo === m.id)) {
+      rewritten.set(m.id, turn.versions || [turn]);
+      continue;
     }
     turns.push(turn);
   }

@@ -1,7 +1,8 @@
-// Versions of an answer: Regenerate answers the last question again in
-// place (POST /api/search with trigger "regenerate-message"); the earlier
-// answers stay, reachable by arrows over the question. The newest version
-// is the one later questions go on from.
+// Versions of an exchange: Regenerate answers the last question again in
+// place (POST /api/search with trigger "regenerate-message"), Edit
+// rewrites it in place and answers it anew ("edit-message"); the earlier
+// versions stay, reachable by arrows under the question. The newest
+// version is the one later questions go on from.
 
 import { h, icon } from './dom.js';
 import { t } from './i18n.js';
@@ -24,4 +25,37 @@ export function attachVersions(versions) {
       h('button', { class: 'icon-btn version-next', type: 'button', disabled: k === versions.length - 1, title: t('versionNext'), 'aria-label': t('versionNext'), onclick: go(k + 1) }, icon('chevronRight')));
     v.el.querySelector('.turn-question')?.after(nav);
   });
+}
+
+// editInPlace turns a turn's question into a form; submit(text) gets the
+// rewritten question, Esc or Cancel puts the question back.
+export function editInPlace(turn, submit) {
+  const heading = turn.el.querySelector('.turn-question');
+  if (!heading || turn.el.querySelector('.question-edit')) return;
+  const input = h('textarea', { class: 'question-edit-input', rows: 2, 'aria-label': t('editQuestion') });
+  input.value = turn.question;
+  const cancel = () => form.replaceWith(heading);
+  const form = h('form', { class: 'question-edit' }, input,
+    h('div', { class: 'question-edit-actions' },
+      h('button', { class: 'btn', type: 'button', onclick: cancel }, t('cancel')),
+      h('button', { class: 'btn primary', type: 'submit' }, t('editSend'))));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = input.value.trim();
+    if (!text) return input.focus();
+    form.replaceWith(heading);
+    if (text !== turn.question) submit(text);
+  });
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      cancel();
+    } else if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  heading.replaceWith(form);
+  input.focus();
+  input.setSelectionRange(input.value.length, input.value.length);
 }
