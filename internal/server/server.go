@@ -314,13 +314,16 @@ func (s *Server) listModes(w http.ResponseWriter, r *http.Request) {
 	type modeInfo struct {
 		ID          string `json:"id"`
 		Description string `json:"description"`
+		// Withdrawn says why a group none of whose tools can run here is
+		// not offered (setup.go).
+		Withdrawn string `json:"withdrawn,omitempty"`
 	}
 	var out []modeInfo
 	for _, m := range s.opt.Service.Modes().All() {
 		if u, ok := m.(mode.Unlisted); ok && u.Unlisted() {
 			continue
 		}
-		out = append(out, modeInfo{m.ID(), m.Description()})
+		out = append(out, modeInfo{m.ID(), m.Description(), withdrawnReason(m)})
 	}
 	body := map[string]any{"modes": out}
 	if p := s.setupProblems(); len(p) > 0 {

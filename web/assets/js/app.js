@@ -13,6 +13,7 @@ import { MemoriesPanel } from './memories.js';
 import { currentUser, showSignIn, accountFoot } from './account.js';
 import { setupBanner } from './setup.js';
 import { attachVersions, editInPlace } from './versions.js';
+import { modelPicker } from './modelpicker.js';
 import './views/all.js';
 
 const $ = (id) => document.getElementById(id);
@@ -119,6 +120,9 @@ async function boot() {
   setupTheme();
   setupComposer();
   setupModeMenu();
+  const models = h('span', { class: 'model-picker' });
+  document.querySelector('.composer-bar .mode-picker').after(models);
+  modelPicker(models, me, toast);
   setupSidebar();
   // The modes appear once the chat list is drawn, so a page showing its
   // modes is a page fully loaded.
@@ -149,7 +153,7 @@ async function loadModes(after) {
   }
   await after;
   if (!state.modes.length) state.modes = [{ id: state.mode, description: '' }];
-  if (!state.modes.some((m) => m.id === state.mode)) {
+  if (!state.modes.some((m) => m.id === state.mode && !m.withdrawn)) {
     // A chat whose mode the server no longer offers says so rather than
     // quietly answering its follow-ups in another mode.
     if (state.chatMode && state.chatMode === state.mode) toast(t('modeWithdrawn', { mode: modeName(state.mode) }));
@@ -164,7 +168,7 @@ async function loadModes(after) {
 function restoreChatMode(id) {
   state.chatMode = id || '';
   if (!id) return;
-  if (state.modes.length && !state.modes.some((m) => m.id === id)) {
+  if (state.modes.length && !state.modes.some((m) => m.id === id && !m.withdrawn)) {
     toast(t('modeWithdrawn', { mode: modeName(id) }));
     return;
   }
@@ -177,23 +181,47 @@ function setMode(id) {
   renderModes();
 }
 
+// The mode menu's sections, in order; a mode not named here goes last.
+const MODE_SECTIONS = [
+  ['modesAnswer', ['search', 'chat', 'deep_search']],
+  ['modesResearch', ['deep_research', 'extreme', 'sgr_agent', 'docs']],
+  ['modesFocus', ['web', 'academic', 'youtube', 'reddit', 'code', 'x', 'stocks', 'crypto']],
+];
+
 function renderModes() {
   el.modeBtn.replaceChildren(icon(MODE_ICONS[state.mode] || 'sparkle'), h('span', { class: 'mode-name' }, modeName(state.mode)), icon('chevron', 'chev'));
   el.modeBtn.title = t('mode');
   el.modeBtn.dataset.mode = state.mode;
-  el.modeMenu.replaceChildren(...state.modes.map((m) => {
+  const option = (m) => {
+    // A group that cannot run here (X without its key) is shown, off,
+    // with the reason, rather than offered.
+    const off = !!m.withdrawn && m.id !== state.mode;
+    const desc = off ? t('modeWithdrawnReason', { why: m.withdrawn }) : modeDescription(m.id, m.description);
     const opt = h('button', {
-      class: 'mode-option', type: 'button', role: 'option', 'aria-selected': String(m.id === state.mode), dataset: { mode: m.id },
+      class: ['mode-option', off && 'withdrawn'], type: 'button', role: 'option', 'aria-selected': String(m.id === state.mode), 'aria-disabled': off ? 'true' : null,
+      dataset: { mode: m.id }, title: desc,
     }, h('span', { class: 'mode-icon' }, icon(MODE_ICONS[m.id] || 'sparkle')),
-    h('span', { class: 'mode-text' }, h('span', { class: 'mode-option-name' }, modeName(m.id)), h('span', { class: 'mode-option-desc' }, modeDescription(m.id, m.description))),
+    h('span', { class: 'mode-text' }, h('span', { class: 'mode-option-name' }, modeName(m.id)), h('span', { class: 'mode-option-desc' }, desc)),
     m.id === state.mode ? icon('check', 'mode-check') : null);
     opt.addEventListener('click', () => {
+      if (off) return;
       setMode(m.id);
       closeModeMenu();
       el.input.focus();
     });
     return opt;
-  }));
+  };
+  const placed = new Set();
+  const sections = [];
+  for (const [title, ids] of MODE_SECTIONS) {
+    const ms = ids.map((id) => state.modes.find((m) => m.id === id)).filter(Boolean);
+    ms.forEach((m) => placed.add(m.id));
+    if (ms.length) sections.push([title, ms]);
+  }
+  const rest = state.modes.filter((m) => !placed.has(m.id));
+  if (rest.length) sections.push(['modesOther', rest]);
+  el.modeMenu.replaceChildren(...sections.map(([title, ms]) => h('div', { class: 'mode-section', role: 'group', 'aria-label': t(title) },
+    h('div', { class: 'mode-section-title', 'aria-hidden': 'true' }, t(title)), ms.map(option))));
 }
 
 function setupModeMenu() {
@@ -222,7 +250,7 @@ function openModeMenu() {
   el.modeMenu.hidden = false;
   placeModeMenu();
   el.modeBtn.setAttribute('aria-expanded', 'true');
-  (el.modeMenu.querySelector('[aria-selected="true"]') || el.modeMenu.firstElementChild)?.focus();
+  (el.modeMenu.querySelector('[aria-selected="true"]') || el.modeMenu.querySelector('.mode-option'))?.focus();
 }
 
 // placeModeMenu opens the menu on the side of the button with more room
