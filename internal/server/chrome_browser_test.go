@@ -2,9 +2,11 @@ package server_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // The page's chrome on small and translated screens: in Russian, an
@@ -76,4 +78,27 @@ func TestBrowserChromeFits(t *testing.T) {
 		tb.eval(`document.querySelector('.turn .turn-foot').scrollIntoView({block: 'center'}), true`, nil)
 		tb.screenshot("chrome-ru-phone-" + map[int64]string{390: "390", 360: "360"}[w])
 	}
+}
+
+// Esc stops the run on screen; with the mode menu open it closes the menu
+// first and the run goes on.
+func TestBrowserEscStops(t *testing.T) {
+	browser := newBrowser(t)
+	e := newEnv(t, nil)
+	e.site.SetDelay(2 * time.Second) // the run spends seconds reading pages
+	tb := newTab(t, browser)
+	tb.do(chromedp.EmulateViewport(1366, 900), chromedp.Navigate(e.srv.URL+"/"))
+	tb.ask("search", "What did Hoover say about prosperity?")
+	tb.wait(`document.querySelector('#send.stop') && document.querySelector('.turn .page[data-state="reading"]')`, "the run reading pages")
+	tb.do(chromedp.Click(css("#mode-btn")))
+	tb.wait(`!document.querySelector('#mode-menu').hidden`, "the menu")
+	tb.do(chromedp.KeyEvent(kb.Escape))
+	tb.wait(`document.querySelector('#mode-menu').hidden`, "the menu closed")
+	var running bool
+	tb.eval(`!!document.querySelector('#send.stop')`, &running)
+	if !running {
+		t.Fatal("Esc that closed the menu also stopped the run")
+	}
+	tb.do(chromedp.KeyEvent(kb.Escape))
+	tb.wait(`document.querySelector('.turn .turn-error.note:not([hidden])') && !document.querySelector('#send.stop')`, "the run stopped by Esc")
 }

@@ -234,6 +234,7 @@ function setupModeMenu() {
       const n = opts.length;
       opts[(i + (e.key === 'ArrowDown' ? 1 : n - 1)) % n]?.focus();
     } else if (e.key === 'Escape') {
+      e.preventDefault(); // it closes the menu, and stops nothing
       closeModeMenu();
       el.modeBtn.focus();
     }
@@ -286,6 +287,14 @@ function setupComposer() {
       e.preventDefault();
       el.composer.requestSubmit();
     }
+  });
+  // Esc stops the run on screen, unless it closes something first (the
+  // mode menu, the drawer, a dialog, a form being edited).
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || e.defaultPrevented || !isLiveHere()) return;
+    if (!el.modeMenu.hidden || el.app.classList.contains('drawer-open') || document.querySelector('dialog[open]')) return;
+    if (e.target instanceof Element && e.target.closest('form:not(#composer)')) return;
+    stop(state.live);
   });
   el.composer.addEventListener('submit', (e) => {
     e.preventDefault();
