@@ -36,12 +36,11 @@ func (s *Service) lastQuestion(ctx context.Context, userID, chatID, question str
 	return "", nil, ErrNothingToRegenerate
 }
 
-// historyOf is the conversation stored messages make for a model. A
-// question answered more than once (regenerated) counts with its last
-// answer only, and a question edited (a later question whose replyTo is
-// it) not at all, nor its answers: the newest versions are what the
-// person sees and goes on from.
-func historyOf(msgs []sova.Message) []llm.Message {
+// CurrentVersions is the conversation as the person sees it: a question
+// answered more than once (regenerated) with its last answer only, and a
+// question edited since (a later question whose replyTo is it) left out
+// with its answers.
+func CurrentVersions(msgs []sova.Message) []sova.Message {
 	latest := map[string]int{}
 	edited := map[string]bool{}
 	for i, m := range msgs {
@@ -52,18 +51,27 @@ func historyOf(msgs []sova.Message) []llm.Message {
 			edited[m.ReplyTo] = true
 		}
 	}
-	var out []llm.Message
+	var out []sova.Message
 	for i, m := range msgs {
-		if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant || m.Content == "" {
-			continue
-		}
 		if m.Role == llm.RoleUser && edited[m.ID] {
 			continue // a question edited since
 		}
 		if m.Role == llm.RoleAssistant && m.ReplyTo != "" && (latest[m.ReplyTo] != i || edited[m.ReplyTo]) {
 			continue // an earlier version of an answer, or an answer to an edited question
 		}
-		out = append(out, llm.Message{Role: m.Role, Content: m.Content})
+		out = append(out, m)
+	}
+	return out
+}
+
+// historyOf is the conversation stored messages make for a model: the
+// current versions (the newest are what the person sees and goes on from).
+func historyOf(msgs []sova.Message) []llm.Message {
+	var out []llm.Message
+	for _, m := range CurrentVersions(msgs) {
+		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" {
+			out = append(out, llm.Message{Role: m.Role, Content: m.Content})
+		}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -72,6 +73,10 @@ func TestBrowserRegenerate(t *testing.T) {
 	msgs = storedMessages(t, e, chatID)
 	if len(msgs) != 7 || msgs[5].Role != "user" || msgs[5].Content != "And a tidal lagoon?" || msgs[5].ReplyTo != msgs[3].ID || msgs[6].ReplyTo != msgs[5].ID {
 		t.Fatalf("stored after Edit: %+v", msgs)
+	}
+	// The export holds the versions the person sees.
+	if _, md := e.as(t, "", "GET", "/api/chats/"+chatID+"/export.md", ""); !strings.Contains(md, "## And a tidal lagoon?") || strings.Contains(md, "tidal stream turbine") || strings.Count(md, "Canberra is the capital") != 2 {
+		t.Errorf("export:\n%s", md)
 	}
 	tb.do(chromedp.Reload())
 	tb.wait(editDone, "the edit after a reload")
