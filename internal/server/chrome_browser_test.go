@@ -102,3 +102,23 @@ func TestBrowserEscStops(t *testing.T) {
 	tb.do(chromedp.KeyEvent(kb.Escape))
 	tb.wait(`document.querySelector('.turn .turn-error.note:not([hidden])') && !document.querySelector('#send.stop')`, "the run stopped by Esc")
 }
+
+// A code block in an answer has a copy button that copies the code alone.
+func TestBrowserCodeCopy(t *testing.T) {
+	browser := newBrowser(t)
+	e := newEnv(t, nil)
+	e.model.Answer = "Print it with the standard library [1]:\n\n```go\nfmt.Println(\"hi\")\n```\n\nThat is all [2]."
+	tb := newTab(t, browser)
+	tb.do(chromedp.EmulateViewport(1366, 900), chromedp.Navigate(e.srv.URL+"/"))
+	tb.ask("search", "How do I print in Go?")
+	tb.wait(`document.querySelector('.turn .turn-foot:not([hidden])') && document.querySelector('.turn .answer pre .code-copy')`, "the answer's code block")
+	tb.eval(`Object.defineProperty(navigator, 'clipboard', {configurable: true, value: {writeText: async (s) => { window.__copied = s; }}}), true`, nil)
+	tb.do(chromedp.Click(css(".turn .answer pre .code-copy")))
+	tb.wait(`window.__copied !== undefined`, "the copy")
+	var copied string
+	tb.eval(`window.__copied`, &copied)
+	if copied != `fmt.Println("hi")` {
+		t.Errorf("copied %q", copied)
+	}
+	tb.screenshot("code-copy")
+}

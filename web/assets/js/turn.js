@@ -521,6 +521,24 @@ export class Turn {
       return;
     }
     this.answerEl.replaceChildren(renderMarkdown(this.text, { citation: (n) => this.citation(n) }));
+    // Each code block gets its own copy button (the code only).
+    for (const pre of this.answerEl.querySelectorAll('pre')) {
+      const code = pre.querySelector('code');
+      if (!code) continue;
+      const btn = h('button', { class: 'icon-btn code-copy', type: 'button', title: t('copyCode'), 'aria-label': t('copyCode') }, icon('copy'));
+      btn.addEventListener('click', async () => {
+        if (await copyText(code.textContent)) {
+          btn.replaceChildren(icon('check'));
+          btn.classList.add('done');
+          setTimeout(() => {
+            btn.replaceChildren(icon('copy'));
+            btn.classList.remove('done');
+          }, 1500);
+        }
+      });
+      pre.classList.add('has-copy');
+      pre.append(btn);
+    }
   }
 
   citation(n) {
