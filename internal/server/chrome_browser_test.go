@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -121,4 +122,13 @@ func TestBrowserCodeCopy(t *testing.T) {
 		t.Errorf("copied %q", copied)
 	}
 	tb.screenshot("code-copy")
+
+	// The answer's Copy keeps its sources.
+	tb.eval(`window.__copied = undefined, true`, nil)
+	tb.do(chromedp.Click(css(".turn .turn-foot .ghost-btn")))
+	tb.wait(`window.__copied !== undefined`, "the answer copied")
+	tb.eval(`window.__copied`, &copied)
+	if !strings.HasPrefix(copied, "Print it with the standard library [1]:") || !strings.Contains(copied, "\nSources:\n[1] ") || !strings.Contains(copied, e.site.URL+"/a/") {
+		t.Errorf("copied answer %q", copied)
+	}
 }

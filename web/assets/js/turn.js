@@ -610,6 +610,15 @@ export class Turn {
     this.extrasEl.replaceChildren(...rest, ...results, ...(notice ? [notice] : []), ...chips);
   }
 
+  // textWithSources is the answer as copied: its text, then the sources
+  // its [n] markers point to, so that a pasted answer keeps them.
+  textWithSources() {
+    const cited = [...this.cited.values()].filter((s) => s && s.number > 0).sort((a, b) => a.number - b.number);
+    if (!cited.length) return this.text;
+    const lines = cited.map((s) => `[${s.number}] ${s.title ? s.title + ' — ' : ''}${s.url || ''}`.trim());
+    return `${this.text.trim()}\n\n${t('sources')}:\n${lines.join('\n')}\n`;
+  }
+
   // failedTools lists the calls that failed, once the run has ended (a
   // live one may still retry).
   failedTools() {
@@ -669,7 +678,7 @@ export class Turn {
     if (this.footEl.hidden) return;
     const copy = h('button', { class: 'ghost-btn', type: 'button', title: t('copy') }, icon('copy'), h('span', null, t('copy')));
     copy.addEventListener('click', async () => {
-      if (await copyText(this.text)) {
+      if (await copyText(this.textWithSources())) {
         copy.lastChild.textContent = t('copied');
         setTimeout(() => {
           copy.lastChild.textContent = t('copy');
