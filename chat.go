@@ -43,7 +43,7 @@ type Message struct {
 	ToolCalls    json.RawMessage `json:"toolCalls,omitempty"`
 	Error        string          `json:"error,omitempty"`
 	// ReplyTo is the id of the question (user message) an answer replies
-	// to; empty for questions.
+	// to; for a question, the question it rewrites (an edit), else empty.
 	ReplyTo   string    `json:"replyTo,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
 }

@@ -56,6 +56,7 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 			if a.Metrics != nil {
 				metricsHandler = a.Metrics.Handler()
 			}
+			setup := &startChecks{}
 			srv := &http.Server{
 				Handler: server.New(server.Options{
 					Service: a.Service, Store: a.Store, Auth: a.Auth, Accounts: a.Accounts, Logger: logger,
@@ -68,7 +69,7 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 					Voice:       a.Voice, MaxAudioBytes: cfg.AudioMaxBytes,
 					Images: a.Images, Metrics: metricsHandler, MetricsToken: cfg.MetricsToken,
 					Limits: a.Limits, Settings: a.Store, Models: a.Model, Usage: a.Store, OIDC: a.OIDC,
-					Redis: a.Redis(),
+					Redis: a.Redis(), Setup: setup,
 				}),
 				ReadHeaderTimeout: 10 * time.Second,
 				ReadTimeout:       30 * time.Second,
@@ -101,8 +102,12 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 			}
 			logger.Info("sova ready", "version", versionString(), "model", cfg.Model, "fast_model", cfg.FastModel,
 				"search", cfg.SearchProvider, "data_dir", cfg.DataDir)
-			a.Connectors.Start()                                  // the periodic sync of connected spaces, stopped by a.Close
-			go doctor.AtStart(ctx, cfg, logger, doctor.Options{}) // warns once, with the fix, when the model endpoint is unusable
+			a.Connectors.Start() // the periodic sync of connected spaces, stopped by a.Close
+			// Warns once, with the fix, when the model endpoint is unusable,
+			// and tells the UI's setup banner.
+			// (Not `go setup.record(doctor.AtStart(…))`: that would run the
+			// checks before serving.)
+			go func() { setup.record(doctor.AtStart(ctx, cfg, logger, doctor.Options{})) }()
 
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()

@@ -171,18 +171,19 @@ func (c Check) Line() string {
 
 // AtStart checks the model endpoint, as `sova serve` does when it starts,
 // and logs one warning that names every problem and its fix when a check
-// fails; nothing when all pass. It blocks for at most opts.Timeout: call
+// fails; nothing when all pass. It returns the report (the server's setup
+// banner shows its failures). It blocks for at most opts.Timeout: call
 // it in its own goroutine so that start-up is not delayed.
-func AtStart(ctx context.Context, cfg *config.Config, logger *slog.Logger, opts Options) {
+func AtStart(ctx context.Context, cfg *config.Config, logger *slog.Logger, opts Options) Report {
 	checks := Model(ctx, cfg, opts)
 	if ctx.Err() != nil {
-		return // stopping already
+		return Report{OK: true} // stopping already: nothing was learnt
 	}
 	r := NewReport(checks)
 	failed := r.Failed()
 	if len(failed) == 0 {
 		logger.Debug("model endpoint checked", "endpoint", redactURL(cfg.LLMBaseURL), "model", cfg.Model, "fast_model", cfg.FastModel)
-		return
+		return r
 	}
 	var problems, fixes []string
 	for _, c := range failed {
@@ -193,4 +194,5 @@ func AtStart(ctx context.Context, cfg *config.Config, logger *slog.Logger, opts 
 	}
 	logger.Warn("MODEL ENDPOINT NOT USABLE: questions will fail until this is fixed (sova doctor checks the whole setup)",
 		"problem", strings.Join(problems, "; "), "fix", strings.Join(fixes, "; "))
+	return r
 }

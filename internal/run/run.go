@@ -271,6 +271,15 @@ type Request struct {
 	// Internal allows a mode that is not listed (mode.Unlisted): only
 	// the endpoint that stands for it asks for one.
 	Internal bool
+	// Regenerate answers the chat's last stored question again instead of
+	// storing the question anew: the new answer is another version of the
+	// last one, and the one later questions go on from (regenerate.go).
+	Regenerate bool
+	// Edit rewrites the chat's last stored question: the question is
+	// stored as a new version of it (replyTo the old one), answered from
+	// the conversation before it; the old one and its answers stay stored
+	// and leave the history.
+	Edit bool
 }
 
 // runInput is what a run needs to be executed again.
@@ -423,12 +432,26 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 			release() // the run does not start
 		}
 	}()
+	regenerates, edits := "", "" // the stored question answered again, or rewritten
 	if req.Persist {
 		chat, err := s.chatFor(ctx, userID, req.ChatID, m.ID())
 		if err != nil {
 			return nil, err
 		}
-		if chat.MessageCount > 0 {
+		if req.Regenerate || req.Edit {
+			if chat.MessageCount == 0 {
+				return nil, ErrNothingToRegenerate
+			}
+			var last string
+			if last, p.history, err = s.lastQuestion(ctx, userID, chat.ID, question, req.Regenerate); err != nil {
+				return nil, err
+			}
+			if req.Regenerate {
+				regenerates = last
+			} else {
+				edits = last
+			}
+		} else if chat.MessageCount > 0 {
 			if waiting == nil {
 				// The person's next message answers a run paused for them.
 				if r, err := s.opt.Store.LatestRun(ctx, userID, chat.ID); err == nil && r.State == sova.RunWaiting && r.Mode == m.ID() {
@@ -448,8 +471,8 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 	// The run is stored before the question: the store holds one running
 	// run per chat, so a question asked while another runs is refused here
 	// and leaves nothing behind.
-	questionID := ""
-	if req.Persist {
+	questionID := regenerates
+	if req.Persist && questionID == "" {
 		questionID = uuid.NewString()
 	}
 	if decided && waiting == nil {
@@ -504,8 +527,8 @@ func (s *Service) Prepare(ctx context.Context, req Request) (_ *Prepared, err er
 		}
 		p.RunID = p.run.ID
 	}
-	if req.Persist {
-		userMsg := &sova.Message{ID: questionID, ChatID: p.ChatID, Role: llm.RoleUser, Content: question, Mode: m.ID()}
+	if req.Persist && regenerates == "" {
+		userMsg := &sova.Message{ID: questionID, ChatID: p.ChatID, Role: llm.RoleUser, Content: question, Mode: m.ID(), ReplyTo: edits}
 		userMsg.Parts, _ = json.Marshal([]map[string]string{{"type": "text", "text": question}})
 		if err := s.opt.Store.AddMessage(ctx, userID, userMsg); err != nil {
 			// The run never starts: end it, so the chat takes questions again.
@@ -563,13 +586,7 @@ func (s *Service) storedHistory(ctx context.Context, userID, chatID string) ([]l
 	if err != nil {
 		return nil, fmt.Errorf("loading chat history: %w", err)
 	}
-	var out []llm.Message
-	for _, m := range msgs {
-		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" {
-			out = append(out, llm.Message{Role: m.Role, Content: m.Content})
-		}
-	}
-	return out, nil
+	return historyOf(msgs), nil
 }
 
 // Start runs a prepared request detached from the caller: it goes on when

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sova-ai/sova"
+	"github.com/sova-ai/sova/internal/run"
 )
 
 // maxTitleChars bounds a chat title a person sets.
@@ -59,7 +60,7 @@ func (s *Server) exportChat(w http.ResponseWriter, r *http.Request) {
 		s.storeError(w, err)
 		return
 	}
-	md := ChatMarkdown(chat, msgs)
+	md := ChatMarkdown(chat, run.CurrentVersions(msgs)) // the versions the person sees
 	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s.md"`, exportFileName(chat)))
 	_, _ = w.Write([]byte(md))

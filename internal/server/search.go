@@ -111,6 +111,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		Messages: toLLM(req.Messages), Timezone: req.Timezone, Persist: true,
 		Spaces: spaceIDs, WebSearch: req.WebSearch,
 		Approve: req.Approve, Decline: req.Decline,
+		// The AI SDK's "regenerate-message": the chat's last question
+		// answered again, as a new version of its answer.
+		Regenerate: req.Trigger == "regenerate-message",
+		// "edit-message": the chat's last question rewritten.
+		Edit: req.Trigger == "edit-message",
 	})
 	if err != nil {
 		s.runError(w, err, "unknown_mode")

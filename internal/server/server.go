@@ -100,6 +100,10 @@ type Options struct {
 	// answers it 404 (SOVA_METRICS=false).
 	Metrics      http.Handler
 	MetricsToken string
+	// Setup reports what the start-up checks of the model endpoint found
+	// wrong (setup.go); GET /api/modes passes it on to the UI's banner.
+	// Nil: nothing checked.
+	Setup SetupChecker
 }
 
 // Server serves the API.
@@ -265,6 +269,8 @@ func (s *Server) runError(w http.ResponseWriter, err error, unknownCode string) 
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_decision", err.Error())
 	case errors.Is(err, run.ErrEmptyQuestion):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "empty_messages", err.Error())
+	case errors.Is(err, run.ErrNothingToRegenerate):
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "nothing_to_regenerate", err.Error())
 	case errors.Is(err, run.ErrTooLong):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "question_too_long", err.Error())
 	case errors.Is(err, run.ErrInvalidChatID):
@@ -316,15 +322,22 @@ func (s *Server) listModes(w http.ResponseWriter, r *http.Request) {
 	type modeInfo struct {
 		ID          string `json:"id"`
 		Description string `json:"description"`
+		// Withdrawn says why a group none of whose tools can run here is
+		// not offered (setup.go).
+		Withdrawn string `json:"withdrawn,omitempty"`
 	}
 	var out []modeInfo
 	for _, m := range s.opt.Service.Modes().All() {
 		if u, ok := m.(mode.Unlisted); ok && u.Unlisted() {
 			continue
 		}
-		out = append(out, modeInfo{m.ID(), m.Description()})
+		out = append(out, modeInfo{m.ID(), m.Description(), withdrawnReason(m)})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"modes": out})
+	body := map[string]any{"modes": out}
+	if p := s.setupProblems(); len(p) > 0 {
+		body["setup"] = p
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 func itoa(n int64) string {

@@ -1094,6 +1094,8 @@ func TestBrowserSpaces(t *testing.T) {
 
 	// Delete the document, then the space (the second click confirms).
 	tb.do(chromedp.Click(css("#spaces .doc .icon-btn")))
+	tb.wait(`document.querySelector('#spaces .doc .icon-btn.armed')`, "the armed delete of the document")
+	tb.do(chromedp.Click(css("#spaces .doc .icon-btn")))
 	tb.wait(`!document.querySelector('#spaces .doc') && document.querySelector('#spaces .space-name .count')?.textContent === '0'`, "the document gone")
 	tb.do(chromedp.Click(css(`#spaces .space-row button[aria-label="Delete space"]`)))
 	tb.wait(`document.querySelector('#spaces .space-row button.armed')`, "the armed delete")

@@ -122,6 +122,28 @@ type record struct {
 	ToolResults []agent.Result    `json:"toolResults"`
 	Withdrawn   []mode.ToolStatus `json:"withdrawn,omitempty"`
 	Usage       llm.Usage         `json:"usage"`
+	// ToolData is the structured result each call showed in the stream
+	// where it differs from the text the model read (videos, code cells),
+	// so that a reopened chat draws the same cards.
+	ToolData []toolData `json:"toolData,omitempty"`
+}
+
+// toolData is one call's structured result.
+type toolData struct {
+	CallID string          `json:"callId"`
+	Data   json.RawMessage `json:"data"`
+}
+
+// viewData picks the results whose stream data the stored text lacks.
+func viewData(results []agent.Result) []toolData {
+	var out []toolData
+	for _, r := range results {
+		if len(r.Data) == 0 || r.Error != "" || json.Valid([]byte(r.Output)) {
+			continue
+		}
+		out = append(out, toolData{CallID: r.CallID, Data: r.Data})
+	}
+	return out
 }
 
 // Run implements mode.Mode.
@@ -187,8 +209,9 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		text.WriteString(s)
 		sink.Emit(mode.TextDelta(s))
 	}
-	steps, err := json.Marshal(record{Group: m.spec.ID, Steps: out.Steps, ToolCalls: out.Calls(), ToolResults: out.Results(),
-		Withdrawn: withdrawn, Usage: out.Usage})
+	results := out.Results()
+	steps, err := json.Marshal(record{Group: m.spec.ID, Steps: out.Steps, ToolCalls: out.Calls(), ToolResults: results,
+		Withdrawn: withdrawn, Usage: out.Usage, ToolData: viewData(results)})
 	if err != nil {
 		steps = nil // never fails for these types; the answer matters more
 	}

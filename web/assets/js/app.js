@@ -11,6 +11,9 @@ import { ChatList } from './sidebar.js';
 import { SpacesPanel } from './spaces.js';
 import { MemoriesPanel } from './memories.js';
 import { currentUser, showSignIn, accountFoot } from './account.js';
+import { setupBanner } from './setup.js';
+import { attachVersions, editInPlace } from './versions.js';
+import { modelPicker } from './modelpicker.js';
 import './views/all.js';
 
 const $ = (id) => document.getElementById(id);
@@ -50,6 +53,7 @@ const state = {
   modes: [],
   mode: storage.get(MODE_KEY) || 'search',
   chatId: null,
+  chatMode: '', // the mode the chat on screen last ran in; follow-ups use it
   turns: [],
   live: null, // {chatId, turn, ctrl} of the run streaming now
   view: 0, // bumped on every navigation; stale loads check it
@@ -78,12 +82,10 @@ const chats = new ChatList($('chat-list'), { onOpen: (id) => openChat(id, true),
 // asking it again, editing its question, trying a failed one again.
 const turnActions = {
   followUp: (q) => ask(q),
-  regenerate: (turn) => ask(turn.question),
+  regenerate: (turn) => regenerate(turn),
   edit: (turn) => {
-    el.input.value = turn.question;
-    el.input.dispatchEvent(new Event('input'));
-    el.input.focus();
-    el.input.setSelectionRange(el.input.value.length, el.input.value.length);
+    if (!state.chatId || state.turns[state.turns.length - 1] !== turn) return;
+    editInPlace(turn, (text) => rerun(turn, text, 'edit-message'));
   },
   retry: (turn) => ask(turn.question),
 };
@@ -118,6 +120,9 @@ async function boot() {
   setupTheme();
   setupComposer();
   setupModeMenu();
+  const models = h('span', { class: 'model-picker' });
+  document.querySelector('.composer-bar .mode-picker').after(models);
+  modelPicker(models, me, toast);
   setupSidebar();
   // The modes appear once the chat list is drawn, so a page showing its
   // modes is a page fully loaded.
@@ -141,15 +146,33 @@ async function loadModes(after) {
   try {
     const body = await api.modes();
     state.modes = Array.isArray(body?.modes) ? body.modes.filter((m) => m && m.id) : [];
+    const banner = setupBanner(body?.setup);
+    if (banner) document.querySelector('.topbar').after(banner);
   } catch (e) {
     toast(e.message);
   }
   await after;
   if (!state.modes.length) state.modes = [{ id: state.mode, description: '' }];
-  if (!state.modes.some((m) => m.id === state.mode)) {
+  if (!state.modes.some((m) => m.id === state.mode && !m.withdrawn)) {
+    // A chat whose mode the server no longer offers says so rather than
+    // quietly answering its follow-ups in another mode.
+    if (state.chatMode && state.chatMode === state.mode) toast(t('modeWithdrawn', { mode: modeName(state.mode) }));
     state.mode = state.modes.some((m) => m.id === 'search') ? 'search' : state.modes[0].id;
   }
   renderModes();
+}
+
+// restoreChatMode puts the composer in the mode a reopened chat last ran
+// in, whether or not /api/modes has answered yet (loadModes checks it
+// when it does).
+function restoreChatMode(id) {
+  state.chatMode = id || '';
+  if (!id) return;
+  if (state.modes.length && !state.modes.some((m) => m.id === id && !m.withdrawn)) {
+    toast(t('modeWithdrawn', { mode: modeName(id) }));
+    return;
+  }
+  setMode(id);
 }
 
 function setMode(id) {
@@ -158,23 +181,47 @@ function setMode(id) {
   renderModes();
 }
 
+// The mode menu's sections, in order; a mode not named here goes last.
+const MODE_SECTIONS = [
+  ['modesAnswer', ['search', 'chat', 'deep_search']],
+  ['modesResearch', ['deep_research', 'extreme', 'sgr_agent', 'docs']],
+  ['modesFocus', ['web', 'academic', 'youtube', 'reddit', 'code', 'x', 'stocks', 'crypto']],
+];
+
 function renderModes() {
   el.modeBtn.replaceChildren(icon(MODE_ICONS[state.mode] || 'sparkle'), h('span', { class: 'mode-name' }, modeName(state.mode)), icon('chevron', 'chev'));
   el.modeBtn.title = t('mode');
   el.modeBtn.dataset.mode = state.mode;
-  el.modeMenu.replaceChildren(...state.modes.map((m) => {
+  const option = (m) => {
+    // A group that cannot run here (X without its key) is shown, off,
+    // with the reason, rather than offered.
+    const off = !!m.withdrawn && m.id !== state.mode;
+    const desc = off ? t('modeWithdrawnReason', { why: m.withdrawn }) : modeDescription(m.id, m.description);
     const opt = h('button', {
-      class: 'mode-option', type: 'button', role: 'option', 'aria-selected': String(m.id === state.mode), dataset: { mode: m.id },
+      class: ['mode-option', off && 'withdrawn'], type: 'button', role: 'option', 'aria-selected': String(m.id === state.mode), 'aria-disabled': off ? 'true' : null,
+      dataset: { mode: m.id }, title: desc,
     }, h('span', { class: 'mode-icon' }, icon(MODE_ICONS[m.id] || 'sparkle')),
-    h('span', { class: 'mode-text' }, h('span', { class: 'mode-option-name' }, modeName(m.id)), h('span', { class: 'mode-option-desc' }, modeDescription(m.id, m.description))),
+    h('span', { class: 'mode-text' }, h('span', { class: 'mode-option-name' }, modeName(m.id)), h('span', { class: 'mode-option-desc' }, desc)),
     m.id === state.mode ? icon('check', 'mode-check') : null);
     opt.addEventListener('click', () => {
+      if (off) return;
       setMode(m.id);
       closeModeMenu();
       el.input.focus();
     });
     return opt;
-  }));
+  };
+  const placed = new Set();
+  const sections = [];
+  for (const [title, ids] of MODE_SECTIONS) {
+    const ms = ids.map((id) => state.modes.find((m) => m.id === id)).filter(Boolean);
+    ms.forEach((m) => placed.add(m.id));
+    if (ms.length) sections.push([title, ms]);
+  }
+  const rest = state.modes.filter((m) => !placed.has(m.id));
+  if (rest.length) sections.push(['modesOther', rest]);
+  el.modeMenu.replaceChildren(...sections.map(([title, ms]) => h('div', { class: 'mode-section', role: 'group', 'aria-label': t(title) },
+    h('div', { class: 'mode-section-title', 'aria-hidden': 'true' }, t(title)), ms.map(option))));
 }
 
 function setupModeMenu() {
@@ -187,6 +234,7 @@ function setupModeMenu() {
       const n = opts.length;
       opts[(i + (e.key === 'ArrowDown' ? 1 : n - 1)) % n]?.focus();
     } else if (e.key === 'Escape') {
+      e.preventDefault(); // it closes the menu, and stops nothing
       closeModeMenu();
       el.modeBtn.focus();
     }
@@ -203,7 +251,7 @@ function openModeMenu() {
   el.modeMenu.hidden = false;
   placeModeMenu();
   el.modeBtn.setAttribute('aria-expanded', 'true');
-  (el.modeMenu.querySelector('[aria-selected="true"]') || el.modeMenu.firstElementChild)?.focus();
+  (el.modeMenu.querySelector('[aria-selected="true"]') || el.modeMenu.querySelector('.mode-option'))?.focus();
 }
 
 // placeModeMenu opens the menu on the side of the button with more room
@@ -239,6 +287,14 @@ function setupComposer() {
       e.preventDefault();
       el.composer.requestSubmit();
     }
+  });
+  // Esc stops the run on screen, unless it closes something first (the
+  // mode menu, the drawer, a dialog, a form being edited).
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || e.defaultPrevented || !isLiveHere()) return;
+    if (!el.modeMenu.hidden || el.app.classList.contains('drawer-open') || document.querySelector('dialog[open]')) return;
+    if (e.target instanceof Element && e.target.closest('form:not(#composer)')) return;
+    stop(state.live);
   });
   el.composer.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -276,6 +332,7 @@ function ask(text, decision) {
   // Another chat may still be streaming: it finishes where it is.
   if (isLiveHere()) return;
   const mode = state.mode;
+  state.chatMode = mode;
   for (const turn of state.turns) turn.freeze();
   const turn = new Turn({ question: text, mode, onAnswer: (answer, decision) => ask(answer, decision), actions: turnActions });
   turn.onRender = () => stickToBottom();
@@ -293,6 +350,41 @@ function ask(text, decision) {
   // A decision about held actions names them by id (approve, decline).
   if (decision && Array.isArray(decision.approve)) body.approve = decision.approve;
   if (decision && Array.isArray(decision.decline)) body.decline = decision.decline;
+  const selected = spaces.selectedIds();
+  if (selected.length) body.spaces = selected;
+  return runLive(turn, (signal) => api.search(body, signal));
+}
+
+// regenerate answers the chat's last question again in place: the new
+// answer replaces the old one on screen, which stays reachable by the
+// version arrows (versions.js), and the question is not stored twice.
+function regenerate(old) {
+  return rerun(old, old.question, 'regenerate-message');
+}
+
+// rerun runs the chat's last question again in place, as it was
+// (regenerate-message) or rewritten (edit-message).
+function rerun(old, question, trigger) {
+  const i = state.turns.indexOf(old);
+  if (isLiveHere() || !state.chatId || i !== state.turns.length - 1) return;
+  const turn = new Turn({ question, mode: state.mode, onAnswer: (answer) => ask(answer), actions: turnActions });
+  turn.onRender = () => stickToBottom();
+  turn.versions = [...(old.versions || [old]), turn];
+  old.freeze();
+  state.turns[i] = turn;
+  state.chatMode = state.mode;
+  // The version shown may be an older one: the new one takes its place.
+  const shown = turn.versions.find((v) => v.el.isConnected);
+  if (shown) shown.el.replaceWith(turn.el);
+  else el.thread.append(turn.el);
+  attachVersions(turn.versions);
+  const body = {
+    id: state.chatId,
+    group: state.mode,
+    trigger,
+    messages: [{ id: messageId(), role: 'user', parts: [{ type: 'text', text: question }] }],
+    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  };
   const selected = spaces.selectedIds();
   if (selected.length) body.spaces = selected;
   return runLive(turn, (signal) => api.search(body, signal));
@@ -420,6 +512,7 @@ function resetView() {
 function newChat(push) {
   resetView();
   state.chatId = null;
+  state.chatMode = '';
   el.hero.hidden = false;
   el.title.textContent = '';
   showExport(null);
@@ -449,14 +542,19 @@ async function openChat(id, push) {
   }
   if (view !== state.view) return;
   el.title.textContent = body.chat?.title || '';
-  if (body.chat?.mode && state.modes.some((m) => m.id === body.chat.mode)) setMode(body.chat.mode);
   const msgs = Array.isArray(body.messages) ? body.messages : [];
+  restoreChatMode(msgs.findLast((m) => m && m.mode)?.mode || body.chat?.mode);
   const turns = [];
+  const rewritten = new Map(); // id of an edited question → its versions
   let pending = null;
   for (let i = 0; i < msgs.length; i++) {
     const m = msgs[i];
     if (m.role !== 'user') continue;
-    const next = msgs[i + 1] && msgs[i + 1].role === 'assistant' ? msgs[i + 1] : null;
+    // A regenerated question has several answers (each replyTo it): the
+    // newest shows, the others are versions behind the arrows.
+    const answers = msgs.filter((x) => x.role === 'assistant' && x.replyTo && x.replyTo === m.id);
+    if (!answers.length && msgs[i + 1] && msgs[i + 1].role === 'assistant') answers.push(msgs[i + 1]);
+    const next = answers[answers.length - 1] || null;
     const last = !msgs.slice(i + 1).some((x) => x.role === 'user');
     // The run streaming now in this chat shows live instead of its
     // half-stored copy.
@@ -466,6 +564,20 @@ async function openChat(id, push) {
     }
     const turn = Turn.fromStored(m, next, { onAnswer: (answer, decision) => ask(answer, decision), actions: turnActions });
     if (last && !next) pending = turn;
+    const versions = [];
+    // A question rewritten later (an edit replies to it) is a version of
+    // its edit, shown only by the arrows.
+    if (m.replyTo && rewritten.has(m.replyTo)) versions.push(...rewritten.get(m.replyTo));
+    if (answers.length > 1) versions.push(...answers.slice(0, -1).map((a) => Turn.fromStored(m, a, { onAnswer: (answer) => ask(answer), actions: {} })));
+    if (versions.length) {
+      turn.versions = [...versions, turn];
+      versions.forEach((v) => v.freeze());
+      attachVersions(turn.versions);
+    }
+    if (msgs.some((x) => x.role === 'user' && x.replyTo === m.id)) {
+      rewritten.set(m.id, turn.versions || [turn]);
+      continue;
+    }
     turns.push(turn);
   }
   turns.forEach((turn, k) => {

@@ -174,6 +174,16 @@ export class SpacesPanel {
     const size = d.size ?? d.bytes;
     const del = h('button', { class: 'icon-btn small', type: 'button', title: t('deleteDocument'), 'aria-label': t('deleteDocument') }, icon('trash'));
     del.addEventListener('click', async () => {
+      if (!del.classList.contains('armed')) {
+        // A second click deletes, as for a space: a stray click keeps it.
+        del.classList.add('armed');
+        del.title = t('confirmDeleteDocument');
+        setTimeout(() => {
+          del.classList.remove('armed');
+          del.title = t('deleteDocument');
+        }, 3000);
+        return;
+      }
       try {
         await api.deleteDocument(spaceID, String(d.id));
         await this.loadDocs(spaceID);

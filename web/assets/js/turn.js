@@ -165,15 +165,14 @@ export class Turn {
     else if (c.type === 'tool-output-available') tool.output = c.output;
     else if (c.type === 'tool-output-error' || c.type === 'tool-input-error') tool.error = c.errorText || 'error';
     this.tools.set(id, tool);
-    this.mark('steps');
-    if (answerView(tool.name)) this.mark('extras');
+    this.mark('steps', 'extras');
   }
 
   addCited(s) {
     const prev = this.cited.get(s.number) || {};
     const cand = s.url ? this.candidates.get(s.url) : null;
     this.cited.set(s.number, { ...cand, ...prev, ...withoutEmpty(s) });
-    this.mark('sources', 'answer');
+    this.mark('sources', 'answer', 'extras');
   }
 
   // fail records an error that happened outside the stream (HTTP status,
@@ -242,10 +241,13 @@ export class Turn {
     // gave, shown through the tools' views as they were live.
     if (!Array.isArray(steps) && typeof steps.group === 'string' && Array.isArray(steps.toolCalls)) {
       const results = new Map((Array.isArray(steps.toolResults) ? steps.toolResults : []).filter((r) => r && r.callId).map((r) => [r.callId, r]));
+      // The structured results the stream showed where the model read text
+      // (videos): the cards are drawn from them as they were live.
+      const data = new Map((Array.isArray(steps.toolData) ? steps.toolData : []).filter((d) => d && d.callId && d.data != null).map((d) => [d.callId, d.data]));
       steps.toolCalls.forEach((c, i) => {
         if (!c || typeof c.name !== 'string') return;
         const r = results.get(c.id) || {};
-        let output = r.output ?? null;
+        let output = data.has(c.id) && !r.error ? data.get(c.id) : r.output ?? null;
         if (typeof output === 'string') {
           try {
             output = JSON.parse(output);
@@ -451,6 +453,8 @@ export class Turn {
       if (done) bits.push(plural('pages', done));
       parts.push(icon('list'), h('span', { class: 'steps-now' }, [t('steps'), ...bits].join(' · ')));
     }
+    const failed = this.failedTools().length;
+    if (failed) parts.push(h('span', { class: 'steps-badge bad', title: plural('toolsFailed', failed) }, icon('alert'), h('span', null, plural('toolsFailed', failed))));
     parts.push(icon('chevron', 'chev'));
     this.stepsSummary.replaceChildren(...parts);
     // Once the answer is written the trail folds away, unless the person
@@ -518,6 +522,24 @@ export class Turn {
       return;
     }
     this.answerEl.replaceChildren(renderMarkdown(this.text, { citation: (n) => this.citation(n) }));
+    // Each code block gets its own copy button (the code only).
+    for (const pre of this.answerEl.querySelectorAll('pre')) {
+      const code = pre.querySelector('code');
+      if (!code) continue;
+      const btn = h('button', { class: 'icon-btn code-copy', type: 'button', title: t('copyCode'), 'aria-label': t('copyCode') }, icon('copy'));
+      btn.addEventListener('click', async () => {
+        if (await copyText(code.textContent)) {
+          btn.replaceChildren(icon('check'));
+          btn.classList.add('done');
+          setTimeout(() => {
+            btn.replaceChildren(icon('copy'));
+            btn.classList.remove('done');
+          }, 1500);
+        }
+      });
+      pre.classList.add('has-copy');
+      pre.append(btn);
+    }
   }
 
   citation(n) {
@@ -564,13 +586,52 @@ export class Turn {
         if (chips) cards.push(chips);
       }
     }
+    // A group's results (papers, videos, posts, charts, coins…) show with
+    // the answer, not only in the folded steps; items the answer cites
+    // carry its citation numbers, the others none.
+    const results = [];
+    const citeOf = (url) => {
+      for (const s of this.cited.values()) if (s.url && s.url === url) return s.number;
+      return 0;
+    };
     for (const [id, tool] of this.tools) {
-      const view = answerView(tool.name);
-      if (!view || tool.error || tool.output == null) continue;
-      const el = this.keyed('answer-view:' + id, JSON.stringify(tool.output), () => safeView(view, tool));
-      if (el) cards.push(el);
+      if (tool.error || tool.output == null) continue;
+      const view = toolView(tool.name);
+      const sig = JSON.stringify([tool.output, [...this.cited.keys()]]);
+      const el = view && this.keyed('tool-result:' + id, sig, () => {
+        const v = safeView(view, { ...tool, citeOf });
+        return v && h('section', { class: 'tool-result', dataset: { tool: tool.name } },
+          h('h3', { class: 'section-title' }, icon('layers'), h('span', null, tool.title || humanize(tool.name))), v);
+      });
+      if (el) results.push(el);
+      const more = answerView(tool.name);
+      const extra = more && this.keyed('answer-view:' + id, JSON.stringify(tool.output), () => safeView(more, tool));
+      if (extra) results.push(extra);
     }
-    this.extrasEl.replaceChildren(...cards);
+    // A tool that failed is said under the answer: the answer may rest on
+    // less than it seems.
+    const failed = this.failedTools();
+    const notice = failed.length ? h('div', { class: 'tool-failures', role: 'note' }, icon('alert', 'bad'),
+      h('div', null, h('strong', null, plural('toolsFailed', failed.length)),
+        h('ul', null, failed.map((x) => h('li', { dataset: { tool: x.name } }, (x.title || t('tool', { name: humanize(x.name) || '?' })) + ': ' + String(x.error)))))) : null;
+    const chips = cards.filter((c) => c.classList.contains('followups'));
+    const rest = cards.filter((c) => !chips.includes(c));
+    this.extrasEl.replaceChildren(...rest, ...results, ...(notice ? [notice] : []), ...chips);
+  }
+
+  // textWithSources is the answer as copied: its text, then the sources
+  // its [n] markers point to, so that a pasted answer keeps them.
+  textWithSources() {
+    const cited = [...this.cited.values()].filter((s) => s && s.number > 0).sort((a, b) => a.number - b.number);
+    if (!cited.length) return this.text;
+    const lines = cited.map((s) => `[${s.number}] ${s.title ? s.title + ' — ' : ''}${s.url || ''}`.trim());
+    return `${this.text.trim()}\n\n${t('sources')}:\n${lines.join('\n')}\n`;
+  }
+
+  // failedTools lists the calls that failed, once the run has ended (a
+  // live one may still retry).
+  failedTools() {
+    return [...this.tools.values()].filter((x) => x.error);
   }
 
   clarifyCard(key, d) {
@@ -626,7 +687,7 @@ export class Turn {
     if (this.footEl.hidden) return;
     const copy = h('button', { class: 'ghost-btn', type: 'button', title: t('copy') }, icon('copy'), h('span', null, t('copy')));
     copy.addEventListener('click', async () => {
-      if (await copyText(this.text)) {
+      if (await copyText(this.textWithSources())) {
         copy.lastChild.textContent = t('copied');
         setTimeout(() => {
           copy.lastChild.textContent = t('copy');
@@ -687,15 +748,12 @@ function toolRow(tool) {
   // A call the action gate held has not run: it shows as held, not done.
   const held = tool.output && typeof tool.output === 'object' && tool.output.status === 'awaiting_confirmation';
   const st = tool.error ? icon('alert', 'bad') : tool.output === undefined ? spinner() : held ? icon('question') : icon('check');
-  const view = toolView(tool.name);
-  const result = view && tool.output !== undefined && !tool.error ? safeView(view, tool) : null;
-  return h('div', { class: ['step', 'tool', held && 'held'], dataset: { tool: tool.name || '' } },
+  return h('div', { class: ['step tool', tool.error && 'failed', held && 'held'], dataset: { tool: tool.name || '' } },
     h('span', { class: 'step-icon' }, st),
     h('div', { class: 'step-main' },
       h('div', { class: 'step-title' }, tool.title || t('tool', { name: humanize(tool.name) || '?' })),
       toolInputText(tool.input) ? h('div', { class: 'step-detail' }, toolInputText(tool.input)) : null,
-      tool.error ? h('div', { class: 'step-detail bad' }, String(tool.error)) : null,
-      result ? h('div', { class: 'tool-view' }, result) : null));
+      tool.error ? h('div', { class: 'step-detail bad' }, String(tool.error)) : null));
 }
 
 // safeView calls a registered view; one that throws on odd data shows

@@ -116,7 +116,13 @@ function link(url, text, cls) {
   return h('a', { class: cls, href: u, target: '_blank', rel: 'noopener noreferrer' }, text);
 }
 
-const badge = (n) => (num(n) > 0 ? h('span', { class: 'g-num', title: '[' + n + ']' }, String(n)) : null);
+// badge is the answer's citation number of an item the answer cites
+// (tool.citeOf by address), none for the others: the number a tool gave
+// its results is not the number the answer shows.
+const badge = (citeOf, url) => {
+  const n = typeof citeOf === 'function' ? num(citeOf(str(url))) : null;
+  return n > 0 ? h('span', { class: 'g-num', title: '[' + n + ']' }, String(n)) : null;
+};
 
 function thumb(url, cls, alt = '') {
   const u = str(url);
@@ -141,13 +147,13 @@ function queryHead(s) {
 
 // ---- papers ----
 
-function paper(p) {
+function paper(p, citeOf) {
   const authors = arr(p.authors, 6).map(str).filter(Boolean);
   const meta = [authors.join(', ') + (arr(p.authors, 100).length > 6 ? ' et al.' : ''), str(p.year) || str(p.publishedDate).slice(0, 4), str(p.venue)].filter(Boolean);
   const cites = num(p.citations);
   const summary = str(p.summary);
   return h('li', { class: 'g-paper' },
-    h('div', { class: 'g-line' }, badge(p.number), link(p.url, str(p.title) || hostOf(str(p.url)), 'g-title')),
+    h('div', { class: 'g-line' }, badge(citeOf, p.url), link(p.url, str(p.title) || hostOf(str(p.url)), 'g-title')),
     meta.length ? h('div', { class: 'g-meta' }, meta.join(' · ')) : null,
     summary ? h('details', { class: 'g-abstract' }, h('summary', null, t('g_abstract')), h('p', null, clip(summary, 1500))) : null,
     h('div', { class: 'g-tags' },
@@ -161,19 +167,19 @@ registerToolView('academic_search', (tool) => {
   const ss = searches(tool.output);
   if (!ss.length) return null;
   return h('div', { class: 'g-view g-papers' }, ss.map((s) => [ss.length > 1 ? queryHead(s) : null,
-    h('ol', { class: 'g-list' }, recs(s.results, 20).map(paper))]));
+    h('ul', { class: 'g-list' }, recs(s.results, 20).map((p) => paper(p, tool.citeOf)))]));
 });
 
 // ---- videos ----
 
-function video(v) {
+function video(v, citeOf) {
   const segs = recs(v.transcript, 6);
   const views = num(v.views);
   const meta = [str(v.channelTitle), str(v.duration), views !== null ? t('g_views', { n: fmt(views, { notation: 'compact' }) }) : '', date(v.publishedAt)].filter(Boolean);
   return h('li', { class: 'g-video' },
     link(v.url, [thumb(v.thumbnailUrl, 'g-thumb'), str(v.duration) ? h('span', { class: 'g-duration' }, str(v.duration)) : null], 'g-thumb-link'),
     h('div', { class: 'g-video-body' },
-      h('div', { class: 'g-line' }, badge(v.number), link(v.url, str(v.title) || str(v.id), 'g-title')),
+      h('div', { class: 'g-line' }, badge(citeOf, v.url), link(v.url, str(v.title) || str(v.id), 'g-title')),
       h('div', { class: 'g-meta' }, str(v.channelUrl) ? link(v.channelUrl, meta[0] || '', 'g-channel') : meta[0] || '', meta.length > 1 ? ' · ' + meta.slice(1).join(' · ') : ''),
       segs.length
         ? h('details', { class: 'g-transcript' }, h('summary', null, t('g_transcript')),
@@ -184,17 +190,17 @@ function video(v) {
 registerToolView('youtube_search', (tool) => {
   const vs = recs(rec(tool.output)?.videos, 10);
   if (!vs.length) return null;
-  return h('ol', { class: 'g-view g-videos' }, vs.map(video));
+  return h('ul', { class: 'g-view g-videos' }, vs.map((v) => video(v, tool.citeOf)));
 });
 
 // ---- Reddit ----
 
-function post(p) {
+function post(p, citeOf) {
   const score = num(p.score);
   const comments = recs(p.comments, 3);
   const meta = [str(p.subreddit) ? 'r/' + str(p.subreddit).replace(/^r\//, '') : '', str(p.author) ? 'u/' + str(p.author) : '', date(p.created)].filter(Boolean);
   return h('li', { class: 'g-post' },
-    h('div', { class: 'g-line' }, badge(p.number), link(p.url, str(p.title) || str(p.url), 'g-title')),
+    h('div', { class: 'g-line' }, badge(citeOf, p.url), link(p.url, str(p.title) || str(p.url), 'g-title')),
     h('div', { class: 'g-meta' }, meta.join(' · '),
       score !== null ? h('span', { class: 'g-chip' }, '▲ ', fmt(score, { notation: 'compact' })) : null,
       num(p.numComments) !== null ? h('span', { class: 'g-chip' }, icon('chat'), fmt(p.numComments)) : null),
@@ -207,16 +213,16 @@ function post(p) {
 registerToolView('reddit_search', (tool) => {
   const ss = searches(tool.output);
   if (!ss.length) return null;
-  return h('div', { class: 'g-view g-reddit' }, ss.map((s) => [ss.length > 1 ? queryHead(s) : null, h('ol', { class: 'g-list' }, recs(s.results, 20).map(post))]));
+  return h('div', { class: 'g-view g-reddit' }, ss.map((s) => [ss.length > 1 ? queryHead(s) : null, h('ul', { class: 'g-list' }, recs(s.results, 20).map((p) => post(p, tool.citeOf)))]));
 });
 
 // ---- X ----
 
-function xPost(s) {
+function xPost(s, citeOf) {
   const title = str(s.title);
   const handle = (/^@?([A-Za-z0-9_]{1,15})\b/.exec(title) || /x\.com\/([A-Za-z0-9_]{1,15})\//.exec(str(s.link)) || [])[1] || '';
   return h('li', { class: 'g-xpost' },
-    h('div', { class: 'g-line' }, badge(s.number), h('span', { class: 'g-avatar', 'aria-hidden': 'true' }, (handle[0] || 'X').toUpperCase()),
+    h('div', { class: 'g-line' }, badge(citeOf, s.link), h('span', { class: 'g-avatar', 'aria-hidden': 'true' }, (handle[0] || 'X').toUpperCase()),
       link(s.link, handle ? '@' + handle : title || hostOf(str(s.link)), 'g-title')),
     h('p', { class: 'g-snippet' }, clip(s.text || title, 400)));
 }
@@ -224,7 +230,7 @@ function xPost(s) {
 registerToolView('x_search', (tool) => {
   const ss = searches(tool.output);
   if (!ss.length) return null;
-  return h('div', { class: 'g-view g-x' }, ss.map((s) => [queryHead(s), h('ol', { class: 'g-list' }, recs(s.sources, 20).map(xPost))]));
+  return h('div', { class: 'g-view g-x' }, ss.map((s) => [queryHead(s), h('ul', { class: 'g-list' }, recs(s.sources, 20).map((x) => xPost(x, tool.citeOf)))]));
 });
 
 // ---- code ----
@@ -232,8 +238,8 @@ registerToolView('x_search', (tool) => {
 registerToolView('code_context', (tool) => {
   const rs = recs(rec(tool.output)?.results, 10);
   if (!rs.length) return null;
-  return h('ol', { class: 'g-view g-list g-code' }, rs.map((r) => h('li', null,
-    h('div', { class: 'g-line' }, badge(r.number), link(r.url, str(r.title) || str(r.url), 'g-title'), r.docs === true ? h('span', { class: 'g-chip docs' }, t('g_docs')) : null),
+  return h('ul', { class: 'g-view g-list g-code' }, rs.map((r) => h('li', null,
+    h('div', { class: 'g-line' }, badge(tool.citeOf, r.url), link(r.url, str(r.title) || str(r.url), 'g-title'), r.docs === true ? h('span', { class: 'g-chip docs' }, t('g_docs')) : null),
     h('div', { class: 'g-meta' }, hostOf(str(r.url))),
     str(r.content) ? h('p', { class: 'g-snippet' }, clip(r.content, 240)) : null)));
 });
@@ -349,7 +355,7 @@ registerToolView('stock_chart', (tool) => {
     h('div', { class: 'g-legend' }, charts.map((c) => str(c.error)
       ? h('div', { class: 'g-legend-item bad' }, t('g_failed_symbol', { s: str(c.symbol), e: clip(c.error, 120) }))
       : h('div', { class: 'g-legend-item' },
-        h('span', { class: `g-swatch s${ok.indexOf(c) % 6}`, 'aria-hidden': 'true' }), badge(c.number),
+        h('span', { class: `g-swatch s${ok.indexOf(c) % 6}`, 'aria-hidden': 'true' }), badge(tool.citeOf, c.url),
         link(c.url, str(c.symbol), 'g-symbol'), h('span', { class: 'g-name' }, clip(c.name, 40)),
         h('span', { class: 'g-price' }, money(c.price, c.currency)), change(c.change, c.currency)))),
     lineChart(series, title),
@@ -367,7 +373,7 @@ function coinView(tool) {
   if (!c || num(c.price) === null) return null;
   const cur = str(c.currency) || 'usd';
   return h('div', { class: 'g-view g-coin' },
-    h('div', { class: 'g-coin-head' }, badge(c.number), link(c.url, str(c.name) || str(c.id), 'g-title'),
+    h('div', { class: 'g-coin-head' }, badge(tool.citeOf, c.url), link(c.url, str(c.name) || str(c.id), 'g-title'),
       h('span', { class: 'g-chip' }, str(c.symbol).toUpperCase()), num(c.marketCapRank) ? h('span', { class: 'g-chip muted' }, t('g_rank', { n: c.marketCapRank })) : null),
     h('div', { class: 'g-coin-price' }, h('span', { class: 'g-price big' }, money(c.price, cur)), h('span', { class: 'g-change ' + trend(c.priceChangePercent24h) }, pct(c.priceChangePercent24h) + ' 24h')),
     h('div', { class: 'g-stats' },
@@ -388,7 +394,7 @@ registerToolView('coin_ohlc', (tool) => {
   if (!c || candles.length < 2) return null;
   const cur = str(c.currency) || 'usd';
   return h('div', { class: 'g-view g-ohlc' },
-    h('div', { class: 'g-legend' }, h('div', { class: 'g-legend-item' }, badge(c.number), link(c.url, str(c.id), 'g-symbol'),
+    h('div', { class: 'g-legend' }, h('div', { class: 'g-legend-item' }, badge(tool.citeOf, c.url), link(c.url, str(c.id), 'g-symbol'),
       h('span', { class: 'g-name' }, str(c.days) ? str(c.days) + 'd' : ''), h('span', { class: 'g-price' }, money(c.close, cur)),
       change({ absolute: c.change, percent: c.changePercent }, cur))),
     candleChart(candles, t('g_candles', { s: str(c.id) })),
@@ -538,7 +544,7 @@ registerToolView('movie_or_tv_search', (tool) => {
     h('div', { class: 'g-film-main' },
       thumb(m.posterUrl, 'g-poster', str(m.title)),
       h('div', { class: 'g-film-body' },
-        h('div', { class: 'g-line' }, badge(out.number), link(m.url, str(m.title) + (str(m.year) ? ` (${str(m.year)})` : ''), 'g-title')),
+        h('div', { class: 'g-line' }, badge(tool.citeOf, m.url), link(m.url, str(m.title) + (str(m.year) ? ` (${str(m.year)})` : ''), 'g-title')),
         str(m.tagline) ? h('div', { class: 'g-meta italic' }, str(m.tagline)) : null,
         h('div', { class: 'g-tags' },
           num(m.rating) ? h('span', { class: 'g-chip' }, '★ ', t('g_rating', { r: fmt(m.rating, { maximumFractionDigits: 1 }), n: fmt(num(m.voteCount) ?? 0) })) : null,

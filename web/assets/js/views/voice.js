@@ -2,7 +2,7 @@
 // (MediaRecorder) and puts its transcription in the question box; a
 // speaker button turns on reading answers aloud. Both appear only when
 // GET /api/audio says the server has the models.
-import { h } from '../dom.js';
+import { h, icon } from '../dom.js';
 import { addStrings, t } from '../i18n.js';
 
 addStrings({
@@ -37,7 +37,9 @@ async function setup() {
 }
 
 function micButton(input) {
-  const btn = h('button', { class: 'icon-btn voice-mic', type: 'button', title: t('voiceRecord'), 'aria-label': t('voiceRecord') }, '🎤');
+  // Inline SVG, not emoji: a system without a colour emoji font draws
+  // those as empty boxes.
+  const btn = h('button', { class: 'icon-btn voice-mic', type: 'button', title: t('voiceRecord'), 'aria-label': t('voiceRecord') }, icon('mic'));
   let rec = null;
   let chunks = [];
   btn.addEventListener('click', async () => {
@@ -58,6 +60,7 @@ function micButton(input) {
       stream.getTracks().forEach((tr) => tr.stop());
       rec = null;
       btn.classList.remove('recording');
+      btn.replaceChildren(icon('mic'));
       btn.title = t('voiceRecord');
       const blob = new Blob(chunks, { type: chunks[0]?.type || 'audio/webm' });
       const form = new FormData();
@@ -76,6 +79,7 @@ function micButton(input) {
     });
     rec.start();
     btn.classList.add('recording');
+    btn.replaceChildren(icon('stop'));
     btn.title = t('voiceStop');
   });
   return btn;
@@ -85,10 +89,12 @@ function micButton(input) {
 // composer stops being busy), while it is turned on.
 function speakerButton(composer) {
   let on = localStorage.getItem(SPEAK_KEY) === '1';
-  const btn = h('button', { class: 'icon-btn voice-speak', type: 'button' }, '🔈');
+  const btn = h('button', { class: 'icon-btn voice-speak', type: 'button' });
   const show = () => {
     btn.classList.toggle('on', on);
+    btn.replaceChildren(icon(on ? 'speaker' : 'speakerOff'));
     btn.title = on ? t('voiceSpeakOff') : t('voiceSpeakOn');
+    btn.setAttribute('aria-label', btn.title);
     btn.setAttribute('aria-pressed', String(on));
   };
   show();
