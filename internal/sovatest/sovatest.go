@@ -8,6 +8,7 @@ package sovatest
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"image"
 	"image/color"
 	"image/png"
@@ -133,7 +134,11 @@ type SearXNG struct {
 	Fail atomic.Int32
 	// Extra results appended to every answer (e.g. a blocked domain).
 	Extra []map[string]any
-	delay atomic.Int64 // nanoseconds waited before each answer
+	// Window, when set, answers each query with that many articles from
+	// a place in the list that the query's hash picks, so that distinct
+	// questions read distinct pages (load benchmarks).
+	Window int
+	delay  atomic.Int64 // nanoseconds waited before each answer
 }
 
 // SetDelay makes every search answer wait d; safe while searches run.
@@ -180,8 +185,14 @@ func NewSearXNG(t testing.TB, site *Site, articles []Article) *SearXNG {
 		// Rotate the article list by the query's length so queries differ.
 		n := len(articles)
 		off := len(q) % n
+		count := n
+		if s.Window > 0 && s.Window < n {
+			h := fnv.New32a()
+			h.Write([]byte(q))
+			off, count = int(h.Sum32()%uint32(n)), s.Window
+		}
 		var results []map[string]any
-		for i := 0; i < n; i++ {
+		for i := 0; i < count; i++ {
 			a := articles[(i+off)%n]
 			results = append(results, map[string]any{
 				"url": site.URL + "/a/" + a.Slug, "title": a.Title,

@@ -2,7 +2,10 @@ package search
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -189,4 +192,79 @@ func BenchmarkSearchRuns500(b *testing.B) {
 func median(xs []float64) float64 {
 	slices.Sort(xs)
 	return xs[len(xs)/2]
+}
+
+// BenchmarkSearchDistinctRuns is load as people make it: N different
+// questions at once (SOVA_BENCH_RUNS, 200), each reading pages no other
+// run reads (600 real-size pages; the fake SearXNG answers each query
+// with 8 of them picked by the query's hash), against a model that
+// answers after 500 ms. It reports the median and 99th percentile wall
+// time over that of a lone run, and the process's CPU per run (the fakes
+// run in this process: their CPU is included). BenchmarkSearchRuns500
+// asks one question 500 times and so measures sharing, not load. Run it
+// with -benchtime 1x.
+func BenchmarkSearchDistinctRuns(b *testing.B) {
+	runs := 200
+	if n, err := strconv.Atoi(os.Getenv("SOVA_BENCH_RUNS")); err == nil && n > 0 {
+		runs = n
+	}
+	real, from := sovatest.RealArticles(b, 6)
+	many := make([]sovatest.Article, 600)
+	for i := range many {
+		a := real[i%len(real)]
+		a.Slug = fmt.Sprintf("%s-%d", a.Slug, i)
+		a.Title = fmt.Sprintf("%s, part %d", a.Title, i)
+		many[i] = a
+	}
+	e := newSearchEnvTB(b)
+	e.site = sovatest.NewSite(b, many)
+	e.sx = sovatest.NewSearXNG(b, e.site, many)
+	e.sx.Window = 8
+	b.Logf("pages: %s, %d runs", from, runs)
+	e.model.Latency = 500 * time.Millisecond
+	c := e.client(b)
+	m := New(e.cfg, c, c.Fast(), search.NewChain(search.Shared(search.NewSearXNG(e.sx.URL, nil))),
+		fetch.NewShared(fetch.New(fetch.Config{AllowHosts: []string{"127.0.0.1"}})))
+	question := func(i int) mode.Input {
+		return mode.Input{Question: fmt.Sprintf("How did presidents describe the economy in the 1930s, case %d?", i), Now: time.Now()}
+	}
+	var lone []float64
+	for i := range 3 {
+		start := time.Now()
+		if _, err := m.Run(context.Background(), question(-1-i), event.Discard); err != nil {
+			b.Fatal(err)
+		}
+		lone = append(lone, time.Since(start).Seconds())
+	}
+	alone := median(lone)
+	var p50, p99, cpu []float64
+	b.ResetTimer()
+	for b.Loop() {
+		walls := make([]time.Duration, runs)
+		errs := make(chan error, runs)
+		cpu0 := sovatest.CPUTime()
+		var wg sync.WaitGroup
+		for i := range runs {
+			wg.Go(func() {
+				start := time.Now()
+				if _, err := m.Run(context.Background(), question(len(p50)*runs+i), event.Discard); err != nil {
+					errs <- err
+				}
+				walls[i] = time.Since(start)
+			})
+		}
+		wg.Wait()
+		cpu = append(cpu, float64(sovatest.CPUTime()-cpu0)/float64(runs)/1e6)
+		close(errs)
+		for err := range errs {
+			b.Fatal(err)
+		}
+		slices.Sort(walls)
+		p50 = append(p50, walls[runs/2].Seconds())
+		p99 = append(p99, walls[runs*99/100].Seconds())
+	}
+	b.ReportMetric(alone, "lone-s")
+	b.ReportMetric(median(p50)/alone, "p50/lone")
+	b.ReportMetric(median(p99)/alone, "p99/lone")
+	b.ReportMetric(median(cpu), "cpu-ms/run")
 }
