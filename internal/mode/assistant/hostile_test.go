@@ -152,7 +152,7 @@ func TestHostileMailTaskModeReadOnly(t *testing.T) {
 	ws := &memWorkspace{}
 	in := mode.Input{RunID: "r1", UserID: user, Question: msgs[len(msgs)-1].Content, History: msgs[:len(msgs)-1], Workspace: ws, Now: time.Now()}
 	var rec eventtest.Recorder
-	res, err := tm.Run(t.Context(), in, &rec)
+	res, err := tm.Run(asUser(t.Context()), in, &rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestHostileMailTaskModeReadOnly(t *testing.T) {
 	}
 	// An answer that is not a decision asks again.
 	in.Resume = &mode.Resume{State: res.Pause.State, Answer: "Okay, cancel"}
-	again, err := tm.Run(t.Context(), in, &rec)
+	again, err := tm.Run(asUser(t.Context()), in, &rec)
 	if err != nil || again.Pause == nil {
 		t.Fatalf("mixed answer: %v %+v", err, again)
 	}
@@ -172,7 +172,7 @@ func TestHostileMailTaskModeReadOnly(t *testing.T) {
 		llmtest.Text("# Отчёт\nПисьмо пересказано."),
 	)))
 	in.Resume = &mode.Resume{State: res.Pause.State, Decline: res.Pause.Actions}
-	done, err := tm.Run(t.Context(), in, &rec)
+	done, err := tm.Run(asUser(t.Context()), in, &rec)
 	if err != nil || done.Pause != nil || !strings.Contains(done.Report, "Отчёт") {
 		t.Fatalf("after decline: %v %+v", err, done)
 	}
