@@ -150,6 +150,7 @@ var ruMessages = func() []message {
 		{"%d distinct results, %d best kept", "Разных результатов: {1}, оставлены лучшие: {2}"},
 		{"Embedding rerank failed; ranking by keywords", "Ранжирование по смыслу не удалось; ранжирую по словам"},
 		{"Reading %d pages", "Читаю страницы: {1}"},
+		{"Answering without %d slow page(s)", "Отвечаю без медленных страниц: {1}"},
 		{"No page could be read; answering from search snippets", "Ни одну страницу прочитать не удалось; отвечаю по фрагментам из поиска"},
 		{"Writing the answer", "Пишу ответ"},
 		{"Searching %d document space(s)", "Ищу в пространствах документов: {1}"},
