@@ -132,3 +132,26 @@ func TestBrowserCodeCopy(t *testing.T) {
 		t.Errorf("copied answer %q", copied)
 	}
 }
+
+// The sidebar's search finds chats by what was said in them, not only by
+// their titles (GET /api/chats?q=, the messages' full-text index).
+func TestBrowserChatContentSearch(t *testing.T) {
+	browser := newBrowser(t)
+	e := newEnv(t, nil)
+	ids := map[string]string{}
+	for _, q := range []string{"What is a tidal barrage?", "Tell me about the weather in Oslo"} {
+		resp := e.post(t, "/api/search", `{"group":"chat","messages":[{"role":"user","parts":[{"type":"text","text":"`+q+`"}]}]}`)
+		ids[q] = resp.Header.Get("X-Chat-ID")
+		frames(t, resp.Body)
+		resp.Body.Close()
+	}
+	if _, body := e.as(t, "", "GET", "/api/chats?q=barrages", ""); !strings.Contains(body, ids["What is a tidal barrage?"]) || strings.Contains(body, ids["Tell me about the weather in Oslo"]) {
+		t.Fatalf("GET /api/chats?q=barrages: %s", body)
+	}
+	tb := newTab(t, browser)
+	tb.do(chromedp.EmulateViewport(1366, 900), chromedp.Navigate(e.srv.URL+"/"))
+	tb.wait(`document.querySelectorAll('.chat-item').length === 2`, "two chats")
+	tb.do(chromedp.SendKeys(css(".chat-search"), "barrage"))
+	tb.wait(`document.querySelectorAll('.chat-item').length === 1 && document.querySelector('.chat-item').dataset.id === `+jsString(ids["What is a tidal barrage?"]), "the chat that spoke of barrages")
+	tb.screenshot("chat-content-search")
+}
