@@ -51,6 +51,21 @@ func TestBrowserChromeFits(t *testing.T) {
 		document.querySelector('.turn .extras').append(chips);
 		return true;
 	})`, nil)
+	// A sandbox chart (white, from matplotlib) is inverted in dark mode;
+	// a photo is not.
+	var filters []string
+	tb.eval(`(() => {
+		const a = document.querySelector('.turn .answer');
+		const chart = document.createElement('img'); chart.setAttribute('src', '/api/runs/r1/files/charts/c.png');
+		const photo = document.createElement('img'); photo.setAttribute('src', '/api/image?url=x');
+		a.append(chart, photo);
+		const out = [getComputedStyle(chart).filter, getComputedStyle(photo).filter];
+		chart.remove(); photo.remove();
+		return out;
+	})()`, &filters)
+	if len(filters) != 2 || !strings.Contains(filters[0], "invert") || filters[1] != "none" {
+		t.Errorf("dark-mode filters of a chart and a photo: %v", filters)
+	}
 	for _, w := range []int64{390, 360} {
 		tb.do(chromedp.EmulateViewport(w, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
 		tb.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
