@@ -9,6 +9,10 @@ import (
 )
 
 func (s *Server) listChats(w http.ResponseWriter, r *http.Request) {
+	if q := r.URL.Query().Get("q"); q != "" {
+		s.searchChats(w, r, q) // chatsearch.go
+		return
+	}
 	limit, offset := 50, 0
 	if v := r.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -51,6 +51,21 @@ func TestBrowserChromeFits(t *testing.T) {
 		document.querySelector('.turn .extras').append(chips);
 		return true;
 	})`, nil)
+	// A sandbox chart (white, from matplotlib) is inverted in dark mode;
+	// a photo is not.
+	var filters []string
+	tb.eval(`(() => {
+		const a = document.querySelector('.turn .answer');
+		const chart = document.createElement('img'); chart.setAttribute('src', '/api/runs/r1/files/charts/c.png');
+		const photo = document.createElement('img'); photo.setAttribute('src', '/api/image?url=x');
+		a.append(chart, photo);
+		const out = [getComputedStyle(chart).filter, getComputedStyle(photo).filter];
+		chart.remove(); photo.remove();
+		return out;
+	})()`, &filters)
+	if len(filters) != 2 || !strings.Contains(filters[0], "invert") || filters[1] != "none" {
+		t.Errorf("dark-mode filters of a chart and a photo: %v", filters)
+	}
 	for _, w := range []int64{390, 360} {
 		tb.do(chromedp.EmulateViewport(w, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
 		tb.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
@@ -131,4 +146,27 @@ func TestBrowserCodeCopy(t *testing.T) {
 	if !strings.HasPrefix(copied, "Print it with the standard library [1]:") || !strings.Contains(copied, "\nSources:\n[1] ") || !strings.Contains(copied, e.site.URL+"/a/") {
 		t.Errorf("copied answer %q", copied)
 	}
+}
+
+// The sidebar's search finds chats by what was said in them, not only by
+// their titles (GET /api/chats?q=, the messages' full-text index).
+func TestBrowserChatContentSearch(t *testing.T) {
+	browser := newBrowser(t)
+	e := newEnv(t, nil)
+	ids := map[string]string{}
+	for _, q := range []string{"What is a tidal barrage?", "Tell me about the weather in Oslo"} {
+		resp := e.post(t, "/api/search", `{"group":"chat","messages":[{"role":"user","parts":[{"type":"text","text":"`+q+`"}]}]}`)
+		ids[q] = resp.Header.Get("X-Chat-ID")
+		frames(t, resp.Body)
+		resp.Body.Close()
+	}
+	if _, body := e.as(t, "", "GET", "/api/chats?q=barrages", ""); !strings.Contains(body, ids["What is a tidal barrage?"]) || strings.Contains(body, ids["Tell me about the weather in Oslo"]) {
+		t.Fatalf("GET /api/chats?q=barrages: %s", body)
+	}
+	tb := newTab(t, browser)
+	tb.do(chromedp.EmulateViewport(1366, 900), chromedp.Navigate(e.srv.URL+"/"))
+	tb.wait(`document.querySelectorAll('.chat-item').length === 2`, "two chats")
+	tb.do(chromedp.SendKeys(css(".chat-search"), "barrage"))
+	tb.wait(`document.querySelectorAll('.chat-item').length === 1 && document.querySelector('.chat-item').dataset.id === `+jsString(ids["What is a tidal barrage?"]), "the chat that spoke of barrages")
+	tb.screenshot("chat-content-search")
 }

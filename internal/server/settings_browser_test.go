@@ -23,6 +23,13 @@ func TestBrowserSettings(t *testing.T) {
 	tb.do(chromedp.SendKeys(css("#signin-name"), "ann"), chromedp.SendKeys(css("#signin-password"), "ann's password"),
 		chromedp.Click(css(".signin-submit")))
 	waitAcrossReload(tb, `document.querySelector('#account-usage')?.textContent.includes('50')`, "the usage line")
+	// "Sign out" stays on one line in the sidebar's foot.
+	var signOut struct{ Lines, Overflow bool }
+	tb.eval(`(() => { const b = document.querySelector('#sign-out'); const r = document.createRange(); r.selectNodeContents(b);
+		return {lines: r.getClientRects().length > 1 || r.getBoundingClientRect().height > 24, overflow: b.scrollWidth > b.clientWidth + 1}; })()`, &signOut)
+	if signOut.Lines || signOut.Overflow {
+		t.Errorf("Sign out wraps: %+v", signOut)
+	}
 
 	tb.do(chromedp.Click(css("#settings-open")))
 	tb.wait(`document.querySelector('#settings-dialog')?.open && document.querySelectorAll('#settings-model option').length === 3`, "the settings dialog with the models")

@@ -20,9 +20,30 @@ export class ChatList {
     this.renaming = null;
     this.query = '';
     this.search = h('input', { class: 'chat-search', type: 'search', placeholder: t('searchChats'), 'aria-label': t('searchChats') });
+    this.found = new Set(); // ids of chats whose messages match the query
+    let timer = 0;
+    let asked = 0;
     this.search.addEventListener('input', () => {
       this.query = this.search.value.trim().toLowerCase();
+      this.found = new Set();
       this.render();
+      // Titles filter at once; the chats' content is searched on the
+      // server (GET /api/chats?q=) once typing pauses.
+      clearTimeout(timer);
+      if (this.query.length < 2) return;
+      const q = this.query;
+      const n = ++asked;
+      timer = setTimeout(async () => {
+        try {
+          const res = await fetch('/api/chats?q=' + encodeURIComponent(q), { headers: { Accept: 'application/json' } });
+          if (!res.ok || n !== asked) return;
+          const body = await res.json();
+          this.found = new Set((Array.isArray(body?.chats) ? body.chats : []).map((c) => c && c.id).filter(Boolean));
+          this.render();
+        } catch {
+          // titles still filter
+        }
+      }, 250);
     });
     el.before(h('div', { class: 'chat-search-box' }, icon('search'), this.search));
     this.hints = new Map(); // chat id → its first question, until the server names the chat
@@ -55,7 +76,7 @@ export class ChatList {
       return;
     }
     const shown = this.query
-      ? this.chats.filter((c) => (c.title || this.hints.get(c.id) || '').toLowerCase().includes(this.query))
+      ? this.chats.filter((c) => this.found.has(c.id) || (c.title || this.hints.get(c.id) || '').toLowerCase().includes(this.query))
       : this.chats;
     if (!shown.length) {
       this.el.replaceChildren(h('p', { class: 'chat-empty' }, t('noMatches')));
