@@ -126,9 +126,9 @@ var (
 	// Parts of field names that name whom an action reaches
 	// (recipient_email, attendeeList, inviteEmails, …).
 	recipientParts = []string{"recipient", "attendee", "invite", "guest", "participant", "mail", "address", "phone", "bcc"}
-	subjectKeys = []string{"subject", "title", "name", "summary", "topic"}
-	timeKeys    = []string{"start", "starttime", "start_time", "time", "date", "datetime", "when", "at", "due", "end"}
-	bodyKeys    = []string{"body", "text", "content", "message", "description", "note", "html"}
+	subjectKeys    = []string{"subject", "title", "name", "summary", "topic"}
+	timeKeys       = []string{"start", "starttime", "start_time", "time", "date", "datetime", "when", "at", "due", "end"}
+	bodyKeys       = []string{"body", "text", "content", "message", "description", "note", "html"}
 )
 
 // Describe reads an action's recipients, subject, time and a body
