@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -122,9 +123,12 @@ func (g *Gate) check(c Call) (out Output, held bool) {
 var (
 	recipientKeys = []string{"to", "cc", "bcc", "recipient", "recipients", "attendees", "attendee", "participants", "guests", "invitees",
 		"email", "emails", "address", "addresses", "target", "targets", "path", "paths", "url", "destination", "channel", "user", "users", "phone"}
-	subjectKeys = []string{"subject", "title", "name", "summary", "topic"}
-	timeKeys    = []string{"start", "starttime", "start_time", "time", "date", "datetime", "when", "at", "due", "end"}
-	bodyKeys    = []string{"body", "text", "content", "message", "description", "note", "html"}
+	// Parts of field names that name whom an action reaches
+	// (recipient_email, attendeeList, inviteEmails, …).
+	recipientParts = []string{"recipient", "attendee", "invite", "guest", "participant", "mail", "address", "phone", "bcc"}
+	subjectKeys    = []string{"subject", "title", "name", "summary", "topic"}
+	timeKeys       = []string{"start", "starttime", "start_time", "time", "date", "datetime", "when", "at", "due", "end"}
+	bodyKeys       = []string{"body", "text", "content", "message", "description", "note", "html"}
 )
 
 // Describe reads an action's recipients, subject, time and a body
@@ -143,7 +147,7 @@ func Describe(args json.RawMessage) ActionView {
 	for _, k := range keys {
 		lk := strings.ToLower(k)
 		switch {
-		case slices.Contains(recipientKeys, lk):
+		case slices.Contains(recipientKeys, lk) || slices.ContainsFunc(recipientParts, func(p string) bool { return strings.Contains(lk, p) }):
 			for _, s := range stringsIn(m[k]) {
 				if !slices.Contains(v.Recipients, s) {
 					v.Recipients = append(v.Recipients, s)
@@ -161,14 +165,35 @@ func Describe(args json.RawMessage) ActionView {
 }
 
 // Parties are the recipients, attendees and targets of an action, lower
-// case: who or what it reaches.
+// case: who or what it reaches. Besides the fields Describe reads, every
+// e-mail address in a field other than the body counts, so that an
+// address in a field of an unusual name is not missed.
 func Parties(args json.RawMessage) []string {
 	var out []string
+	add := func(s string) {
+		if s = strings.ToLower(strings.TrimSpace(s)); s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
 	for _, r := range Describe(args).Recipients {
-		out = append(out, strings.ToLower(strings.TrimSpace(r)))
+		add(r)
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) == nil {
+		for k, v := range m {
+			if slices.Contains(bodyKeys, strings.ToLower(k)) {
+				continue
+			}
+			b, _ := json.Marshal(v)
+			for _, addr := range emailRe.FindAllString(string(b), -1) {
+				add(addr)
+			}
+		}
 	}
 	return out
 }
+
+var emailRe = regexp.MustCompile(`[\w.+-]+@[\w-]+(?:\.[\w-]+)+`)
 
 // stringsIn flattens a JSON value into its strings: a string, a list, or
 // objects of the form {"email": …, "name": …} (their address first).

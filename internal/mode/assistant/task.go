@@ -374,7 +374,7 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 			sub := subs[i].ID
 			// The approval of the task covers the acts it names and the
 			// actions approved inside it; any other acting call waits.
-			g := &agent.Gate{Allow: scope(req, approved)}
+			g := &agent.Gate{Allow: scope(req)}
 			out, err := agent.Run(ctx, agent.Config{
 				Model: m.d.Model, Repair: m.d.Fast, Tools: tl, MaxSteps: m.cfg.TaskStepsEach, Temperature: &temp,
 				MaxTokens: m.cfg.MaxTokens, Concurrency: 1, Sink: prefixed(sink, fmt.Sprintf("%s-%d-", id, i+1)),

@@ -50,12 +50,10 @@ func (a Act) covers(x Action) bool {
 }
 
 // scope is what a confirmed task may do without asking again: the acts
-// its request names, and the actions the person approved inside it.
-func scope(req TaskRequest, approved map[string]bool) func(Action) bool {
+// its request names. An action approved inside the task ran once, when it
+// was approved (settle); calling it again asks again.
+func scope(req TaskRequest) func(Action) bool {
 	return func(x Action) bool {
-		if approved[x.ID] {
-			return true
-		}
 		return slices.ContainsFunc(req.Actions, func(a Act) bool { return a.covers(x) })
 	}
 }
