@@ -34,8 +34,8 @@ type Config struct {
 	// Repair fixes tool calls whose arguments are not valid JSON or do not
 	// fit the tool's schema; nil uses Model.
 	Repair llm.Model
-	// NoRepair reports malformed arguments to the model instead of
-	// repairing them.
+	// NoRepair reports arguments that cannot be mended locally (see
+	// repair.go) to the model instead of asking a model to repair them.
 	NoRepair bool
 	Tools    []Tool
 	// MaxSteps is the most model calls a run makes.

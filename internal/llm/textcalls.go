@@ -219,9 +219,19 @@ func (h *textCallHold) write(d string) {
 		return
 	}
 	s := h.all.String()
-	if t := strings.TrimSpace(s); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") || strings.HasPrefix(t, "```") {
-		h.holding = true
-		return
+	if h.passed == 0 {
+		// A reply that opens with JSON, a fence or Mistral's marker may be
+		// nothing but calls; "[1] says…" is an answer.
+		t := strings.TrimSpace(s)
+		arr := strings.TrimSpace(strings.TrimPrefix(t, "["))
+		switch {
+		case strings.HasPrefix(t, "{") || strings.HasPrefix(t, "```") || strings.HasPrefix(t, mistralMarker) ||
+			strings.HasPrefix(t, "[") && strings.HasPrefix(arr, "{"):
+			h.holding = true
+			return
+		case t == "" || strings.HasPrefix(mistralMarker, t) || t == "[" || strings.HasPrefix("```", t):
+			return // too little to tell yet
+		}
 	}
 	cut := len(s)
 	for _, m := range []string{tagCallOpen, mistralMarker, "<function="} {

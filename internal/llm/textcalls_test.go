@@ -133,3 +133,23 @@ func TestPromptToolCallingSetting(t *testing.T) {
 		t.Errorf("calls %+v", resp.ToolCalls)
 	}
 }
+
+// TestStreamedAnswerOpeningWithACitationIsNotHeld: an answer that opens
+// with "[1]" streams as it comes; only what may be a call waits.
+func TestStreamedAnswerOpeningWithACitationIsNotHeld(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Enqueue(llmtest.Reply{Content: "[1] says the tide rises twice a day.", ChunkDelay: 0})
+	c := newClient(t, srv)
+	var deltas []string
+	resp, err := c.Stream(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}, Tools: searchTools},
+		func(d string) { deltas = append(deltas, d) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.ToolCalls) != 0 || strings.Join(deltas, "") != resp.Content {
+		t.Fatalf("calls %+v, streamed %q", resp.ToolCalls, deltas)
+	}
+	if len(deltas) < 2 {
+		t.Errorf("the answer came in %d piece(s): it was held back", len(deltas))
+	}
+}

@@ -48,3 +48,13 @@ func WithUnverifiedNote(l lang.Language, searched bool, text string) string {
 	}
 	return note + text
 }
+
+// SnippetsNote is the note an answer starts with when no page could be
+// read and it rests on the search engines' snippets alone, in the
+// question's language, ending with a blank line.
+func SnippetsNote(l lang.Language) string {
+	if l == lang.Russian {
+		return "> **Только фрагменты из поиска.** Ни одну найденную страницу не удалось прочитать: ответ опирается лишь на короткие фрагменты из результатов поиска и не проверен по самим страницам.\n\n"
+	}
+	return "> **Search snippets only.** None of the pages found could be read: this answer rests on the search engines' short snippets alone and is not checked against the pages.\n\n"
+}

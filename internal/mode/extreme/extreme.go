@@ -316,9 +316,8 @@ func (s *session) research(ctx context.Context, ts []agent.Tool, done []agent.St
 		if errors.Is(err, errCheckpoint) {
 			return nil, err
 		}
-		// What was found before the model failed is still worth an answer,
-		// unless the endpoint is set up wrongly: the answer would fail too.
-		if out == nil || len(out.Steps) == 0 || llm.IsSetupError(err) {
+		// What was found before the model failed is still worth an answer.
+		if out == nil || len(out.Steps) == 0 {
 			return nil, fmt.Errorf("extreme: research agent: %w", err)
 		}
 		mode.Status(s.sink, "research", "The research agent stopped early; answering from what it found", err.Error())

@@ -22,8 +22,8 @@ const (
 
 // plan writes the research plan (seed 000 §2.1) and shows it. When the
 // model cannot write one, the question itself is the one todo, and the
-// run goes on, unless the model endpoint is set up wrongly: then every
-// later call would fail too, and the run stops with what to fix.
+// run goes on (a model endpoint set up wrongly fails the agent's first
+// step next, with what to fix).
 func (s *session) plan(ctx context.Context) ([]PlanTheme, error) {
 	s.parts.emit("plan", PlanPart{Kind: KindPlan, Status: PlanStatus{Title: "Planning the research"}})
 	mode.Status(s.sink, "plan", "Planning the research", "")
@@ -36,9 +36,6 @@ func (s *session) plan(ctx context.Context) ([]PlanTheme, error) {
 	if err != nil || len(plan) == 0 {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
-		}
-		if llm.IsSetupError(err) {
-			return nil, fmt.Errorf("extreme: %w", err)
 		}
 		detail := "the plan was empty"
 		if err != nil {

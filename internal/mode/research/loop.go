@@ -13,7 +13,8 @@ import (
 // step (cfg.PrepareStep may add to the conversation, not withdraw them),
 // the calls of a reply run one after another in the model's order, so
 // that workspace writes keep it, and arguments that do not fit a tool's
-// schema told to the model rather than repaired. A tool's Fatal error (a
+// schema (and cannot be mended locally) told to the model rather than
+// repaired by another model call. A tool's Fatal error (a
 // workspace that cannot be written) ends the run.
 func (s *session) loop(ctx context.Context, cfg agentloop.Config, msgs []llm.Message) (*agentloop.Outcome, error) {
 	cfg.Model = s.r.model

@@ -289,11 +289,15 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		return nil, ctx.Err()
 	}
 	pages = append(pages, docPages...)
+	snippetsOnly := false
 	if len(pages) == 0 {
 		// Nothing could be read: the search engines' own snippets are the
 		// only text this run saw, so they become the citable sources.
 		// They are marked as such: the answer cites no page it read.
 		mode.Status(sink, "read", "No page could be read; answering from search snippets", "")
+		mode.Status(sink, mode.StageUnverified, "No page was read: the answer rests on search snippets, unverified",
+			"every page found failed to load or had no text")
+		snippetsOnly = true
 		for _, r := range candidates[:min(len(candidates), s.cfg.ScrapeTopN)] {
 			src := tools.SourceOf(r)
 			src.SnippetOnly = true
@@ -311,6 +315,11 @@ func (s *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		sink.Emit(event.Event{Type: event.TypeSource, Time: time.Now(), Source: &src})
 	})
 	var text strings.Builder
+	if snippetsOnly {
+		note := mode.SnippetsNote(language)
+		text.WriteString(note)
+		sink.Emit(mode.TextDelta(note))
+	}
 	temp := s.cfg.Temperature
 	resp, err := s.model.Stream(ctx, llm.Request{
 		Messages:    s.answerMessages(in, history, rewritten, language, pages),

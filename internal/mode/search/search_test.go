@@ -336,8 +336,19 @@ func TestSearchMarksSnippetOnlySources(t *testing.T) {
 			t.Errorf("cited source event %d is not marked snippet-only", ev.Source.Number)
 		}
 	}
+	// The answer says so first, and so does a status.
+	unverified := false
+	for _, ev := range rec.Filter(event.TypeStatus) {
+		unverified = unverified || ev.Status.Stage == mode.StageUnverified
+	}
+	if !strings.HasPrefix(res.Text, mode.SnippetsNote(mode.LanguageOf(mode.Input{Question: "How did presidents"}))) || !unverified {
+		t.Errorf("answer %q (unverified status %v): want the snippets note first", res.Text, unverified)
+	}
 
 	res, _ = e.run(t, e.mode(t), "How did presidents describe the economy in the 1930s?")
+	if strings.HasPrefix(res.Text, "> **") {
+		t.Errorf("an answer from pages read has a note: %q", res.Text)
+	}
 	if len(res.Sources) == 0 {
 		t.Fatal("no sources cited")
 	}
