@@ -31,15 +31,19 @@ var errLeaky = errors.New(`pq: SELECT id, title FROM chats WHERE user_id = $1: d
 // failingStore fails every read the server makes.
 type failingStore struct{ serverStore }
 
-func (failingStore) GetChat(context.Context, string, string) (*sova.Chat, error) { return nil, errLeaky }
+func (failingStore) GetChat(context.Context, string, string) (*sova.Chat, error) {
+	return nil, errLeaky
+}
 func (failingStore) ListChats(context.Context, string, int, int) ([]sova.Chat, error) {
 	return nil, errLeaky
 }
 func (failingStore) ListMessages(context.Context, string, string) ([]sova.Message, error) {
 	return nil, errLeaky
 }
-func (failingStore) GetRun(context.Context, string, string) (*sova.Run, error)    { return nil, errLeaky }
-func (failingStore) LatestRun(context.Context, string, string) (*sova.Run, error) { return nil, errLeaky }
+func (failingStore) GetRun(context.Context, string, string) (*sova.Run, error) { return nil, errLeaky }
+func (failingStore) LatestRun(context.Context, string, string) (*sova.Run, error) {
+	return nil, errLeaky
+}
 func (failingStore) ListAgents(context.Context, string, int, int) ([]sova.Agent, error) {
 	return nil, errLeaky
 }
@@ -47,7 +51,7 @@ func (failingStore) GetAgent(context.Context, string, string) (*sova.Agent, erro
 	return nil, errLeaky
 }
 func (failingStore) RunFiles(context.Context, string) ([]sova.RunFile, error) { return nil, errLeaky }
-func (failingStore) Ping(context.Context) error                                 { return errLeaky }
+func (failingStore) Ping(context.Context) error                               { return errLeaky }
 
 // leaks names what a response body must never carry.
 func leaks(body string) string {

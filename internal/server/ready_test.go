@@ -14,7 +14,9 @@ import (
 
 type downRedis struct{}
 
-func (downRedis) Ping(context.Context) error { return errors.New("dial tcp 10.9.8.7:6379: connect: connection refused") }
+func (downRedis) Ping(context.Context) error {
+	return errors.New("dial tcp 10.9.8.7:6379: connect: connection refused")
+}
 
 // /readyz reports the shared Redis: a node whose Redis does not answer
 // gets no traffic (its limits and throttles would fail).
