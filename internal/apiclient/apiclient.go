@@ -294,7 +294,7 @@ func (c *Client) Do(ctx context.Context, method, rawURL string, header http.Head
 		if err == nil {
 			return out, nil
 		}
-		if !retry || attempt >= c.opts.Retries || !sleep(ctx, c.opts.RetryBackoff) {
+		if !retry || attempt >= c.opts.Retries || !egress.Sleep(ctx, c.opts.RetryBackoff) {
 			break
 		}
 	}
@@ -521,18 +521,6 @@ func BaseURL(setting, s, def string) (string, error) {
 		return "", fmt.Errorf("%s: %s is not an http(s) base URL such as %s", setting, shown, def)
 	}
 	return strings.TrimRight(s, "/"), nil
-}
-
-// sleep waits for d or until ctx is done; it reports whether d elapsed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // StatusText renders "HTTP 503 Service Unavailable".
