@@ -55,13 +55,13 @@ var (
 	// client sent too many requests or used up its quota (HTTP 429, or what
 	// a provider reports in its own way). Error.RetryAfter says how long the
 	// provider asked to wait, when it did.
-	ErrRateLimited = errors.New("rate limited")
+	ErrRateLimited = egress.ErrRateLimited
 	// ErrBadResponse is matched by the error of an answer that arrived but
 	// could not be understood (malformed JSON or XML, an unexpected shape).
 	ErrBadResponse = errors.New("malformed response")
 	// ErrNotFound is matched by the error of a 404 answer, and by NotFound's:
 	// the provider found nothing for the input.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = egress.ErrNotFound
 	// ErrInvalidInput is matched by Invalid's errors: input refused before
 	// any request was sent.
 	ErrInvalidInput = errors.New("invalid input")
@@ -73,8 +73,9 @@ type Error struct {
 	Status     int           // HTTP status of the answer; 0 when none arrived
 	Message    string        // what went wrong, without secrets
 	RetryAfter time.Duration // wait the provider asked for; 0 when it did not say
-	// Kind is ErrRateLimited, ErrBadResponse, ErrNotFound, ErrInvalidInput
-	// or nil; errors.Is matches it.
+	// Kind is ErrRateLimited, ErrBadResponse, ErrNotFound, ErrInvalidInput,
+	// another egress kind (egress.ErrAuth, egress.ErrTransient,
+	// egress.ErrInvalid) or nil; errors.Is matches it.
 	Kind error
 	Err  error // the cause, if any
 	// Addr is where the provider was asked (scheme and host). The text
@@ -294,7 +295,7 @@ func (c *Client) Do(ctx context.Context, method, rawURL string, header http.Head
 		if err == nil {
 			return out, nil
 		}
-		if !retry || attempt >= c.opts.Retries || !sleep(ctx, c.opts.RetryBackoff) {
+		if !retry || attempt >= c.opts.Retries || !egress.Sleep(ctx, c.opts.RetryBackoff) {
 			break
 		}
 	}
@@ -431,6 +432,9 @@ func (c *Client) statusError(rawURL string, resp *http.Response, body []byte) *E
 		}
 	case resp.StatusCode == http.StatusNotFound:
 		e.Kind = ErrNotFound
+	default:
+		// The egress kinds: auth (401, 403), transient (5xx), invalid.
+		e.Kind = egress.KindOfStatus(resp.StatusCode)
 	}
 	return e
 }
@@ -521,18 +525,6 @@ func BaseURL(setting, s, def string) (string, error) {
 		return "", fmt.Errorf("%s: %s is not an http(s) base URL such as %s", setting, shown, def)
 	}
 	return strings.TrimRight(s, "/"), nil
-}
-
-// sleep waits for d or until ctx is done; it reports whether d elapsed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // StatusText renders "HTTP 503 Service Unavailable".

@@ -71,7 +71,7 @@ func (c caller) doStatus(ctx context.Context, newReq func(context.Context) (*htt
 		if err == nil {
 			return body, status, nil
 		}
-		if !retry || attempt == 1 || !sleep(ctx, wait) {
+		if !retry || attempt == 1 || !egress.Sleep(ctx, wait) {
 			break
 		}
 	}
@@ -143,18 +143,6 @@ func (c caller) once(ctx context.Context, newReq func(context.Context) (*http.Re
 		wait, retry = c.cfg.backoff, true
 	}
 	return nil, 0, wait, retry, e
-}
-
-// sleep waits for d or until ctx is done; it reports whether d elapsed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // retryAfter is the wait before retrying a 429 answer: what the service

@@ -74,8 +74,7 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
 	}
 	agents, err := s.opt.Store.ListAgents(r.Context(), userID(r), limit, offset)
 	if err != nil {
-		s.opt.Logger.Error("listing agents failed", "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not list the agents")
+		s.failure(w, r, err, "listing the agents")
 		return
 	}
 	out := make([]agentSummary, 0, len(agents))
@@ -93,8 +92,7 @@ func (s *Server) getAgentState(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		s.opt.Logger.Error("loading agent failed", "agent", id, "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not load the agent")
+		s.failure(w, r, err, "loading the agent")
 		return
 	}
 	st := agentState{

@@ -74,6 +74,5 @@ func (s *Server) storeError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusNotFound, "not_found", "chat_not_found", "no such chat")
 		return
 	}
-	s.opt.Logger.Error("store failed", "err", err)
-	writeError(w, http.StatusInternalServerError, "server_error", "store", "the store failed; see the server log")
+	s.failure(w, nil, err, "the store")
 }

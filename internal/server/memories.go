@@ -135,10 +135,8 @@ func (s *Server) connectorError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusForbidden, "permission_error", "forbidden", err.Error())
 	case errors.Is(err, sova.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_connector", err.Error())
-	case errors.Is(err, context.Canceled):
 	default:
-		s.opt.Logger.Error("connector failed", "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "connector_failed", "the connected source failed; see the server log")
+		s.failure(w, nil, err, "the connected source")
 	}
 }
 

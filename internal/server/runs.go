@@ -271,8 +271,7 @@ func (s *Server) runStoreError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusConflict, "invalid_request_error", "run_in_progress",
 			"another run of this chat is in progress; wait for it to end or cancel it, then restart this one")
 	default:
-		s.opt.Logger.Error("run request failed", "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "store", "the store failed; see the server log")
+		s.failure(w, nil, err, "the run request")
 	}
 }
 

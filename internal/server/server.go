@@ -126,7 +126,7 @@ func New(opt Options) *Server {
 	}
 	s := &Server{opt: opt, mux: http.NewServeMux()}
 	s.routes()
-	s.handler = newGuard(opt, s.mux)
+	s.handler = newGuard(opt, validText(s.mux, opt.MaxBodyBytes))
 	return s
 }
 
@@ -278,15 +278,19 @@ func (s *Server) runError(w http.ResponseWriter, err error, unknownCode string) 
 	case errors.Is(err, run.ErrRunInProgress):
 		writeError(w, http.StatusConflict, "invalid_request_error", "run_in_progress",
 			"this chat has a run in progress; wait for it to end (GET /api/chats/{id}/stream) or cancel it (POST /api/runs/{id}/cancel), then ask again")
+	case errors.Is(err, sova.ErrNotFound), errors.Is(err, sova.ErrConflict):
+		// A chat id that is someone else's looks exactly like one that
+		// does not exist.
+		writeError(w, http.StatusNotFound, "not_found", "chat_not_found", "no such chat")
 	default:
-		s.opt.Logger.Error("preparing run failed", "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not start the run: "+err.Error())
+		s.failure(w, nil, err, "starting the run")
 	}
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if err := s.opt.Store.Ping(r.Context()); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "store": err.Error()})
+		s.opt.Logger.Warn("health check: the store does not answer", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "store": "unavailable"})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.opt.Version})
@@ -300,7 +304,8 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	checks := map[string]string{"store": "ok", "runs": "ok"}
 	ok := true
 	if err := s.opt.Store.Ping(r.Context()); err != nil {
-		checks["store"], ok = err.Error(), false
+		s.opt.Logger.Warn("readiness: the store does not answer", "err", err)
+		checks["store"], ok = "unavailable", false
 	}
 	if err := s.opt.Service.Ready(); err != nil {
 		checks["runs"], ok = err.Error(), false
@@ -308,7 +313,9 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	if s.opt.Redis != nil {
 		checks["redis"] = "ok"
 		if err := s.opt.Redis.Ping(r.Context()); err != nil {
-			checks["redis"], ok = err.Error(), false
+			// The error names Redis's address: for the log only.
+			s.opt.Logger.Warn("readiness: Redis does not answer", "err", err)
+			checks["redis"], ok = "unavailable", false
 		}
 	}
 	status, code := "ok", http.StatusOK

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -81,11 +80,8 @@ func (s *Server) spaceError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "empty_query", err.Error())
 	case errors.Is(err, spaces.ErrIndexBusy):
 		writeError(w, http.StatusServiceUnavailable, "server_error", "index_busy", err.Error())
-	case errors.Is(err, context.Canceled):
-		// The client went away; nobody reads the answer.
 	default:
-		s.opt.Logger.Error("document spaces failed", "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "spaces", "document spaces failed; see the server log")
+		s.failure(w, nil, err, "document spaces")
 	}
 }
 
