@@ -78,6 +78,9 @@ func (s *Server) spaceError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_space", err.Error())
 	case errors.Is(err, spaces.ErrEmptyQuery):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "empty_query", err.Error())
+	case errors.Is(err, spaces.ErrUploadsBusy):
+		w.Header().Set("Retry-After", "10")
+		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "uploads_busy", err.Error())
 	case errors.Is(err, spaces.ErrIndexBusy):
 		writeError(w, http.StatusServiceUnavailable, "server_error", "index_busy", err.Error())
 	default:

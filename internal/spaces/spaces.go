@@ -68,6 +68,9 @@ type Config struct {
 	// Parse limits the reading of one PDF, DOCX or HTML file, which runs
 	// in a worker process (SOVA_PARSE_TIMEOUT, SOVA_PARSE_MEMORY).
 	Parse isolate.Limits
+	// UploadsPerPerson caps one person's adds going at once
+	// (uploadcap.go; 0: DefaultUploadsPerPerson).
+	UploadsPerPerson int
 }
 
 // Defaults of Config.
@@ -104,6 +107,9 @@ func (c Config) withDefaults() Config {
 	if c.Workers <= 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
+	if c.UploadsPerPerson <= 0 {
+		c.UploadsPerPerson = DefaultUploadsPerPerson
+	}
 	return c
 }
 
@@ -121,6 +127,7 @@ type Service struct {
 	mu         sync.Mutex
 	locks      map[string]chan struct{}
 	reconciled map[string]bool
+	uploads    map[string]int // adds going per person (uploadcap.go)
 }
 
 // NewService returns a Service. embed may be nil (BM25 only).
@@ -130,7 +137,7 @@ func NewService(st sova.SpaceStore, idx Index, embed Embedder, cfg Config, log *
 	}
 	return &Service{
 		store: st, index: idx, embed: embed, cfg: cfg.withDefaults(), log: log,
-		terms: newTermAnalyzer(), locks: map[string]chan struct{}{}, reconciled: map[string]bool{},
+		terms: newTermAnalyzer(), locks: map[string]chan struct{}{}, reconciled: map[string]bool{}, uploads: map[string]int{},
 	}
 }
 
@@ -271,6 +278,11 @@ type AddOptions struct {
 // long to parse holds up no other change to the space; the lock covers
 // only the store and the index.
 func (s *Service) Add(ctx context.Context, userID, spaceID string, files []File, opt AddOptions) ([]FileResult, error) {
+	release, err := s.holdUpload(userID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	unlock, err := s.lock(ctx, spaceID)
 	if err != nil {
 		return nil, err
