@@ -1,4 +1,4 @@
-package fetch
+package egress
 
 import (
 	"net/netip"
