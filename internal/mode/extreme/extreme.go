@@ -294,13 +294,13 @@ func (s *session) research(ctx context.Context, ts []agent.Tool, done []agent.St
 	if msgs == nil {
 		mode.Status(s.sink, "research", "Researching", fmt.Sprintf("%d actions planned", todos))
 		msgs = []llm.Message{
-			{Role: llm.RoleSystem, Content: s.agentPrompt(s.themes, ts, s.withdrawn, todos+1)},
+			{Role: llm.RoleSystem, Content: s.agentPrompt(s.themes, ts, s.withdrawn, todos+1) + "\n\n" + agent.UntrustedRule},
 			{Role: llm.RoleUser, Content: s.in.Question},
 		}
 	}
 	temp := s.cfg.Temperature
 	out, err := agent.Run(ctx, agent.Config{
-		Model: s.m.model, Repair: s.m.fast, Tools: ts, MaxSteps: todos + 1, Concurrency: 1,
+		Model: s.m.model, Repair: s.m.fast, Tools: mode.UntrustedTools(ts), MaxSteps: todos + 1, Concurrency: 1,
 		Temperature: &temp, MaxTokens: s.cfg.MaxTokens, Done: done,
 		Checkpoint: func(ctx context.Context, steps []agent.Step, msgs []llm.Message) error {
 			return s.saveCheckpoint(ctx, phaseResearch, steps, msgs, "", nil)

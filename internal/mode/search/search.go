@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/cite"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
@@ -606,8 +607,8 @@ func (s *Mode) summarisePage(ctx context.Context, query string, focus []string, 
 func (s *Mode) summarise(ctx context.Context, query string, language lang.Language, title, content string) (string, error) {
 	sys := "You summarise a web page for a research assistant. Keep every fact, number, date, name and quotation " +
 		"that bears on the research request; drop navigation, adverts and anything unrelated. " +
-		"At most 200 words, in " + language.Name + ". If the page says nothing relevant, say so in one sentence."
-	user := fmt.Sprintf("Research request: %s\n\nPage title: %s\n\nPage content:\n%s", query, title, content)
+		"At most 200 words, in " + language.Name + ". If the page says nothing relevant, say so in one sentence.\n\n" + agent.UntrustedRule
+	user := fmt.Sprintf("Research request: %s\n\nPage title: %s\n\nPage content:\n%s", query, title, agent.Untrusted("web page: "+title, content))
 	return tools.Condense(ctx, s.fast, sys, user)
 }
 
@@ -619,10 +620,12 @@ Rules:
 - Cite every factual sentence with the source number in square brackets, like [1] or [2][3], right after the claim.
 - Cite only numbers from the list. Do not write a list of sources at the end; it is added for you.
 - Prefer specific facts, figures and dates; note where sources disagree.
-Current date: %s.`, s.cfg.AnswerWords, language.Name, mode.DateIn(in.Now, in.Timezone)) + mode.Personal(in)
+Current date: %s.
+
+%s`, s.cfg.AnswerWords, language.Name, mode.DateIn(in.Now, in.Timezone), agent.UntrustedRule) + mode.Personal(in)
 	var src strings.Builder
 	for i, p := range pages {
-		fmt.Fprintf(&src, "[%d] %s\nURL: %s\n%s\n\n", i+1, p.source.Title, p.source.URL, p.summary)
+		fmt.Fprintf(&src, "[%d] %s\nURL: %s\n%s\n\n", i+1, p.source.Title, p.source.URL, agent.Untrusted(p.source.URL, p.summary))
 	}
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sys}}
 	msgs = append(msgs, history...)
