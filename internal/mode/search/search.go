@@ -348,10 +348,11 @@ func (s *Mode) generateQueries(ctx context.Context, in mode.Input, rewritten str
 		fmt.Fprintf(&user, "\nWrite exactly %d different web search queries that together cover the request: "+
 			"vary wording, angle and specificity. Keep proper names exact.", s.cfg.Queries)
 	} else {
-		user.WriteString("\nBest results so far:\n")
+		var results strings.Builder
 		for i, r := range top {
-			fmt.Fprintf(&user, "%d. %s — %s\n", i+1, r.Title, clip(r.Snippet, 200))
+			fmt.Fprintf(&results, "%d. %s — %s\n", i+1, r.Title, clip(r.Snippet, 200))
 		}
+		user.WriteString("\nBest results so far:\n" + agent.Untrusted("search results", results.String()) + "\n")
 		user.WriteString("\nQueries already run:\n")
 		for q := range ran {
 			fmt.Fprintf(&user, "- %s\n", q)
@@ -359,7 +360,7 @@ func (s *Mode) generateQueries(ctx context.Context, in mode.Input, rewritten str
 		fmt.Fprintf(&user, "\nWrite up to %d follow-up web search queries that find what these results do not yet answer. "+
 			"Do not repeat queries already run. Return an empty list if the results already cover the request.", s.cfg.Queries)
 	}
-	sys := "You write web search queries for a research assistant. Current date: " + mode.DateIn(in.Now, in.Timezone) + "."
+	sys := "You write web search queries for a research assistant. Current date: " + mode.DateIn(in.Now, in.Timezone) + ".\n\n" + agent.UntrustedRule
 	out, _, err := llm.Structured[SearchQueries](ctx, s.fast, llm.Request{
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: user.String()}},
 	}, llm.WithSchemaName("SearchQueries"))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sova-ai/sova"
 
+	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/fetch"
@@ -278,7 +279,10 @@ func TestResearchClarificationContinuationReport(t *testing.T) {
 			readMsg = msg.Content
 		}
 	}
-	if !strings.Contains(readMsg, "[1] Roosevelt's first fireside chat on banking") || !strings.Contains(readMsg, "March 12, 1933") ||
+	// Each page is marked as data (agent.Untrusted), and the rule is in
+	// the system prompt.
+	if !strings.Contains(readMsg, "[1] <untrusted-data source=\""+e.site.URL+"/a/fdr-fireside\">\nRoosevelt's first fireside chat on banking") ||
+		!strings.Contains(readMsg, "March 12, 1933") || !strings.Contains(e.requests(5)[0].System(), agent.UntrustedRule) ||
 		!strings.Contains(readMsg, "Could not read "+e.site.URL+"/a/missing") {
 		t.Errorf("page contents sent to the model:\n%s", readMsg)
 	}
