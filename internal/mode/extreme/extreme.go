@@ -291,6 +291,7 @@ func (s *session) research(ctx context.Context, ts []agent.Tool, done []agent.St
 	if len(ts) == 0 {
 		return nil, errors.New("extreme: no research tool is available (web search is not configured); set SOVA_SEARCH_PROVIDER")
 	}
+	ts = mode.UntrustedTools(ts) // what they return reaches the model marked as data
 	if msgs == nil {
 		mode.Status(s.sink, "research", "Researching", fmt.Sprintf("%d actions planned", todos))
 		msgs = []llm.Message{
@@ -300,7 +301,7 @@ func (s *session) research(ctx context.Context, ts []agent.Tool, done []agent.St
 	}
 	temp := s.cfg.Temperature
 	out, err := agent.Run(ctx, agent.Config{
-		Model: s.m.model, Repair: s.m.fast, Tools: mode.UntrustedTools(ts), MaxSteps: todos + 1, Concurrency: 1,
+		Model: s.m.model, Repair: s.m.fast, Tools: ts, MaxSteps: todos + 1, Concurrency: 1,
 		Temperature: &temp, MaxTokens: s.cfg.MaxTokens, Done: done,
 		Checkpoint: func(ctx context.Context, steps []agent.Step, msgs []llm.Message) error {
 			return s.saveCheckpoint(ctx, phaseResearch, steps, msgs, "", nil)
