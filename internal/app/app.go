@@ -254,7 +254,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 		Timeout: cfg.RunTimeout, MaxQuestionChars: cfg.MaxQuestionChars,
 		ModeTimeouts: map[string]time.Duration{"deep_research": cfg.DeepResearchTimeout, "extreme": cfg.Extreme.Timeout, "assistant": cfg.AssistantTaskTimeout, assistant.TaskModeID: cfg.AssistantTaskTimeout},
 		Limiter:      limiter,
-		Settings:     st, Prune: mode.SeedPruning, Model: cfg.Model, Usage: st,
+		Settings:     st, Prune: mode.SeedPruning, Model: cfg.Model, Usage: st, ProFeatures: cfg.ProFeatures,
 	})
 	// Runs whose node stopped (this one before a restart, or another whose
 	// lease passed) are continued from their last checkpoint, or marked

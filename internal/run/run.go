@@ -126,6 +126,9 @@ type Options struct {
 	// custom instructions and language go to the mode, their time zone
 	// replaces the request's, their model SOVA_MODEL (nil: none).
 	Settings sova.SettingsStore
+	// ProFeatures makes custom instructions a pro feature (000 §6.2,
+	// SOVA_PRO_FEATURES): a free account's are not used (pro.go).
+	ProFeatures bool
 	// Prune cuts the chat history a mode gets (seed 000 §7.3; the zero
 	// value keeps it whole). Model is SOVA_MODEL, which with the person's
 	// choice decides whether thinking blocks are kept.
@@ -712,7 +715,7 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 		// The one place a chat's history is handed to the modes.
 		History:  mode.PruneHistory(p.history, p.question, prune),
 		Timezone: tz, Now: started,
-		Instructions: settings.CustomInstructions, Language: settings.Language, Preferences: settings.Preferences,
+		Instructions: s.instructions(p.input.user(p.run.UserID), settings.CustomInstructions), Language: settings.Language, Preferences: settings.Preferences,
 		Workspace: &workspace{store: s.opt.Store, runID: p.RunID},
 		Resume:    p.resume,
 		Spaces:    p.input.Spaces, WebSearch: p.input.WebSearch,

@@ -387,3 +387,41 @@ func TestProFeatures(t *testing.T) {
 		})
 	}
 }
+
+// Custom instructions saved while an account was pro are not used once it
+// is free (SOVA_PRO_FEATURES on), and are used for a pro account.
+func TestFreeAccountsInstructionsNotUsed(t *testing.T) {
+	e := newAccessEnv(t, nil)
+	fay := e.addUser(t, "fay", sova.RoleFree, "fay's password")
+	pat := e.addUser(t, "pat", sova.RolePro, "pat's password")
+	for _, id := range []string{fay.ID, pat.ID} {
+		if err := e.app.Store.PutUserSettings(t.Context(), id, sova.UserSettings{CustomInstructions: "Always end with the word Kazan-" + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		acc  *sova.Account
+		pass string
+		used bool
+	}{{fay, "fay's password", false}, {pat, "pat's password", true}} {
+		b := e.browser(t)
+		b.signIn(tt.acc.Name, tt.pass)
+		n := e.model.Count()
+		if resp, body := b.do("POST", "/api/search", `{"group":"chat","messages":[{"role":"user","content":"What is the capital of Australia?"}]}`); resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", tt.acc.Name, resp.StatusCode, body)
+		}
+		reqs := e.model.Requests()[n:]
+		if len(reqs) == 0 {
+			t.Fatal("the model was not asked")
+		}
+		used := false
+		for _, r := range reqs {
+			if strings.Contains(r.System(), "Kazan-"+tt.acc.ID) {
+				used = true
+			}
+		}
+		if used != tt.used {
+			t.Errorf("%s's instructions used: %v, want %v", tt.acc.Name, used, tt.used)
+		}
+	}
+}

@@ -73,9 +73,6 @@ type Options struct {
 	Assistant  Assistant
 	MCPServers sova.MCPServerStore
 	MCPAdmin   []mcp.Server
-	// ProFeatures keeps connectors and custom instructions for pro
-	// accounts and administrators (SOVA_PRO_FEATURES, access.go).
-	ProFeatures bool
 	// MCPCheckURL, when set, checks a server's address when a user adds
 	// it (the egress guard of users' servers): a refusal is a 400.
 	MCPCheckURL func(ctx context.Context, rawURL string) error
@@ -87,6 +84,9 @@ type Options struct {
 	// Limits tells GET /api/me what the person's limits leave (limits.go);
 	// the run service enforces them. Nil: no limits.
 	Limits *limits.Limiter
+	// ProFeatures keeps connectors and custom instructions for pro
+	// accounts and administrators (SOVA_PRO_FEATURES, access.go).
+	ProFeatures bool
 	// Settings keeps each person's settings (GET/PUT /api/me, settings.go);
 	// Models lists the endpoint's models (GET /api/models). Nil: none.
 	Settings sova.SettingsStore

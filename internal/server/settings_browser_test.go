@@ -14,9 +14,9 @@ import (
 // endpoint's list, writes instructions and saves them.
 func TestBrowserSettings(t *testing.T) {
 	browser := newBrowser(t)
-	e := newAccountsEnv(t, "sqlite", map[string]string{"SOVA_LIMIT_FREE_MESSAGES": "50"})
+	e := newAccountsEnv(t, "sqlite", map[string]string{"SOVA_LIMIT_PRO_MESSAGES": "50"}) // instructions are a pro feature
 	e.model.SetModels("main-model", "big-model")
-	acc := e.addUser(t, "ann", sova.RoleFree, "ann's password")
+	acc := e.addUser(t, "ann", sova.RolePro, "ann's password")
 	tb := newTab(t, browser)
 	tb.do(chromedp.Navigate(e.srv.URL + "/"))
 	tb.wait(`document.querySelector('#signin') !== null`, "the sign-in form")

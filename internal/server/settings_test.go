@@ -17,8 +17,8 @@ func TestSettings(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			e := newAccountsEnv(t, engine, nil)
 			e.model.SetModels("main-model", "big-model")
-			e.addUser(t, "ann", sova.RoleFree, "ann's password")
-			e.addUser(t, "bob", sova.RoleFree, "bob's password")
+			e.addUser(t, "ann", sova.RolePro, "ann's password")
+			e.addUser(t, "bob", sova.RolePro, "bob's password")
 			ann, bob := e.browser(t), e.browser(t)
 			ann.signIn("ann", "ann's password")
 			bob.signIn("bob", "bob's password")

@@ -354,7 +354,7 @@ func memoryGroup(r *llmtest.Request) (llmtest.Reply, bool) {
 	var result string
 	for _, msg := range r.Messages {
 		if msg.Role == llm.RoleTool {
-			result = msg.Content
+			result = unmarked(msg.Content)
 		}
 	}
 	q := r.LastUser()
@@ -378,4 +378,17 @@ func memoryGroup(r *llmtest.Request) (llmtest.Reply, bool) {
 		return llmtest.Reply{Content: "From your memories: " + out.Memories[0].Content, Usage: usage}, true
 	}
 	return llmtest.Reply{Content: "I have no memory of that.", Usage: usage}, true
+}
+
+// unmarked is a tool result without the untrusted-data markers around it
+// (agent.Untrusted): the text the model reads inside them.
+func unmarked(s string) string {
+	if !strings.HasPrefix(s, "<untrusted-data ") {
+		return s
+	}
+	_, inner, ok := strings.Cut(s, "\n")
+	if !ok {
+		return s
+	}
+	return strings.TrimSuffix(inner, "\n</untrusted-data>")
 }

@@ -126,7 +126,7 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		}))
 	}
 
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: d.systemPrompt(language, web) + mode.Personal(in)}}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: d.systemPrompt(language, web) + "\n\n" + agent.UntrustedRule + mode.Personal(in)}}
 	msgs = append(msgs, mode.LastMessages(in.History, d.cfg.HistoryLimit)...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: d.userPrompt(in, spaces)})
 
@@ -139,7 +139,7 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	}}
 	temp := d.cfg.Temperature
 	out, runErr := agent.Run(ctx, agent.Config{
-		Model: d.model, Repair: d.repair, Tools: ts, MaxSteps: d.cfg.MaxSteps,
+		Model: d.model, Repair: d.repair, Tools: mode.UntrustedTools(ts), MaxSteps: d.cfg.MaxSteps,
 		Temperature: &temp, MaxTokens: d.cfg.MaxTokens, Sink: sink,
 		PrepareStep: agent.Policies(agent.LastStepAnswers, guard.Policy),
 		OnText: func(delta string) {
@@ -164,6 +164,10 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	// cannot be parsed is skipped, never fatal (seed 003).
 	outputs := make([]string, 0, len(out.Results()))
 	for _, r := range out.Results() {
+		if len(r.Data) > 0 { // the result as the tool gave it, not as marked for the model
+			outputs = append(outputs, string(r.Data))
+			continue
+		}
 		outputs = append(outputs, r.Output)
 	}
 	record := docsSteps{

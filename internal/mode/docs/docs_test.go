@@ -11,6 +11,7 @@ import (
 
 	"github.com/sova-ai/sova"
 
+	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/llm"
@@ -108,8 +109,14 @@ func TestDocsAnswersFromDocuments(t *testing.T) {
 			toolMsg = m
 		}
 	}
+	// It is marked as data, and the system prompt says what that means.
+	const open, closing = "<untrusted-data source=\"search_documents\">\n", "\n</untrusted-data>"
+	if !strings.HasPrefix(toolMsg.Content, open) || !strings.HasSuffix(toolMsg.Content, closing) || !strings.Contains(first.System(), agent.UntrustedRule) {
+		t.Errorf("tool result not marked as data: %s\nsystem: %s", toolMsg.Content, first.System())
+	}
 	var out tools.ResultList
-	if err := json.Unmarshal([]byte(toolMsg.Content), &out); err != nil || len(out.Results) == 0 ||
+	inner := strings.TrimSuffix(strings.TrimPrefix(toolMsg.Content, open), closing)
+	if err := json.Unmarshal([]byte(inner), &out); err != nil || len(out.Results) == 0 ||
 		out.Results[0].Number != 1 || out.Results[0].Document != "vostok.md" || !strings.Contains(out.Results[0].Content, "five million") {
 		t.Errorf("tool result = %s (%v)", toolMsg.Content, err)
 	}

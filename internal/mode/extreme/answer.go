@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/report"
@@ -25,7 +26,7 @@ const (
 func (s *session) answer(ctx context.Context, notes string) (*mode.Result, error) {
 	mode.Status(s.sink, "answer", "Writing the answer", fmt.Sprintf("%d sources, %d code cells", len(s.sources), len(s.cells)))
 	charts := s.allCharts()
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: s.answerPrompt(len(charts) > 0, s.withdrawn)}}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: s.answerPrompt(len(charts) > 0, s.withdrawn) + "\n\n" + agent.UntrustedRule}}
 	msgs = append(msgs, mode.LastMessages(s.in.History, s.cfg.HistoryLimit)...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: s.researchText(notes)})
 
@@ -126,9 +127,9 @@ func (s *session) researchText(notes string) string {
 	if len(cells) > 0 {
 		cb.WriteString("\nCode cells:\n")
 		for i, c := range cells {
-			fmt.Fprintf(&cb, "\n### Cell %d: %s (exit status %d)\nOutput:\n%s\n", i+1, c.title, c.exit, mode.Clip(c.stdout, 3000))
+			fmt.Fprintf(&cb, "\n### Cell %d: %s (exit status %d)\nOutput:\n%s\n", i+1, c.title, c.exit, agent.Untrusted("code output", mode.Clip(c.stdout, 3000)))
 			if strings.TrimSpace(c.stderr) != "" {
-				fmt.Fprintf(&cb, "Errors:\n%s\n", mode.Clip(c.stderr, 1000))
+				fmt.Fprintf(&cb, "Errors:\n%s\n", agent.Untrusted("code errors", mode.Clip(c.stderr, 1000)))
 			}
 			for _, ch := range c.charts {
 				if ch.URL != "" {
@@ -138,7 +139,8 @@ func (s *session) researchText(notes string) string {
 		}
 	}
 	if notes != "" {
-		notes = "\nThe research agent's summary:\n" + mode.Clip(notes, 3000) + "\n"
+		// Written from what the agent read: marked as data like it.
+		notes = "\nThe research agent's summary:\n" + agent.Untrusted("research notes", mode.Clip(notes, 3000)) + "\n"
 	}
 
 	b.WriteString("\nSources:\n")
@@ -151,7 +153,7 @@ func (s *session) researchText(notes string) string {
 		per = max(budget/len(sources), 200)
 	}
 	for _, f := range sources {
-		fmt.Fprintf(&b, "\n[%d] %s — %s\n%s\n", f.n, f.title, f.url, mode.Clip(f.text, per))
+		fmt.Fprintf(&b, "\n[%d] %s — %s\n%s\n", f.n, f.title, f.url, agent.Untrusted(f.url, mode.Clip(f.text, per)))
 	}
 	b.WriteString(cb.String())
 	b.WriteString(notes)

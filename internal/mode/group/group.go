@@ -168,7 +168,11 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 		ts = append(ts, builders[name](b))
 	}
 
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: m.systemPrompt(in, language, ts, withdrawn) + mode.Personal(in)}}
+	rule := ""
+	if len(ts) > 0 {
+		rule = "\n\n" + agent.UntrustedRule // tool results reach the model marked as data
+	}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: m.systemPrompt(in, language, ts, withdrawn) + rule + mode.Personal(in)}}
 	msgs = append(msgs, mode.LastMessages(in.History, m.cfg.HistoryLimit)...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: in.Question})
 
@@ -189,7 +193,7 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	}
 	temp := m.cfg.Temperature
 	out, err := agent.Run(ctx, agent.Config{
-		Model: m.model, Repair: m.repair, Tools: ts, MaxSteps: m.cfg.MaxSteps,
+		Model: m.model, Repair: m.repair, Tools: mode.UntrustedTools(ts), MaxSteps: m.cfg.MaxSteps,
 		Temperature: &temp, MaxTokens: m.cfg.MaxTokens, Sink: sink,
 		PrepareStep: agent.Policies(agent.OneToolRound, agent.LastStepAnswers, noSources),
 		OnText: func(delta string) {

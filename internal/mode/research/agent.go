@@ -9,6 +9,7 @@ import (
 
 	agentloop "github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/tools"
 )
 
@@ -42,7 +43,7 @@ type task struct {
 func (s *session) runTask(ctx context.Context, a *agent, t *todo) (*note, error) {
 	tk := &task{s: s, a: a, t: t, notes: map[int]string{}}
 	res, err := s.loop(ctx, agentloop.Config{
-		Tools:       tk.tools(),
+		Tools:       untrusted(tk.tools()),
 		MaxSteps:    s.cfg.AgentMaxSteps,
 		PrepareStep: tk.reflectEvery,
 		// An agent that stops calling tools has said what it had to say.
@@ -67,8 +68,10 @@ You work on one task at a time, in steps. Each step, call tools:
 - scrape_url(urls): reads pages and returns what they say about your task. Only facts from pages you read count as findings; snippets are leads.
 - done(): call when you have enough material for the task, or when nothing more can be found.
 Plan your approach, search, judge whether the results are relevant, and if they are not, reformulate the query (at most %d reformulations per task). Read the most promising pages. Prefer specific facts, figures, dates and primary sources.
-You have at most %d steps for this task. Write in %s. Current date: %s.`,
-		a.id, p.Specialisation, orDash(p.Style), orDash(p.SourcePreferences), s.cfg.MaxReformulations, s.cfg.AgentMaxSteps, s.lang.Name, dateIn(s.in.Now, s.in.Timezone))
+You have at most %d steps for this task. Write in %s. Current date: %s.
+
+%s`,
+		a.id, p.Specialisation, orDash(p.Style), orDash(p.SourcePreferences), s.cfg.MaxReformulations, s.cfg.AgentMaxSteps, s.lang.Name, dateIn(s.in.Now, s.in.Timezone), agentloop.UntrustedRule)
 
 	var u strings.Builder
 	u.WriteString(s.context())
@@ -129,8 +132,8 @@ func (tk *task) tools() []agentloop.Tool {
 func (s *session) summarise(ctx context.Context, t *todo, title, content string) (string, error) {
 	sys := "You condense a web page for a researcher. Keep every fact, number, date, name and quotation that bears on the task; " +
 		"drop navigation, adverts, cookie notices and anything unrelated. At most 250 words, in " + s.lang.Name +
-		". If the page says nothing relevant, say so in one sentence."
-	user := fmt.Sprintf("Research request: %s\nTask: %s — %s\n\nPage title: %s\n\nPage content:\n%s", s.question, t.title, t.objective, title, content)
+		". If the page says nothing relevant, say so in one sentence.\n\n" + agentloop.UntrustedRule
+	user := fmt.Sprintf("Research request: %s\nTask: %s — %s\n\nPage title: %s\n\nPage content:\n%s", s.question, t.title, t.objective, title, agentloop.Untrusted("web page: "+title, content))
 	return tools.Condense(ctx, s.r.fast, sys, user)
 }
 
@@ -158,20 +161,22 @@ func (tk *task) reflection(ctx context.Context, step int, msgs []llm.Message) ([
 	if err := s.board.publish(ctx, tk.a); err != nil {
 		return msgs, err
 	}
-	sys := fmt.Sprintf("You are %s (%s), a researcher agent, reflecting on your task after %d steps. Judge whether your results serve the task; if not, say how to change the approach (a reformulated query, other sources) or whether to stop. Ask the supervisor for help only if you are stuck. Write in %s.",
-		tk.a.id, tk.a.profile.Specialisation, step-1, s.lang.Name)
+	sys := fmt.Sprintf("You are %s (%s), a researcher agent, reflecting on your task after %d steps. Judge whether your results serve the task; if not, say how to change the approach (a reformulated query, other sources) or whether to stop. Ask the supervisor for help only if you are stuck. Write in %s.\n\n%s",
+		tk.a.id, tk.a.profile.Specialisation, step-1, s.lang.Name, agentloop.UntrustedRule)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Research request: %s\nTask: %s — %s\n\nYour work so far:\n", s.question, tk.t.title, tk.t.objective)
+	var work strings.Builder // what the tools returned is in it: data
 	for _, m := range msgs[2:] {
 		switch {
 		case m.Role == llm.RoleAssistant && len(m.ToolCalls) > 0:
 			for _, c := range m.ToolCalls {
-				fmt.Fprintf(&b, "- called %s %s\n", c.Name, clip(c.Arguments, 200))
+				fmt.Fprintf(&work, "- called %s %s\n", c.Name, clip(c.Arguments, 200))
 			}
 		case m.Role == llm.RoleTool:
-			fmt.Fprintf(&b, "  result: %s\n", clip(m.Content, 600))
+			fmt.Fprintf(&work, "  result: %s\n", clip(m.Content, 600))
 		}
 	}
+	b.WriteString(agentloop.Untrusted("the agent's tool calls and results", work.String()))
 	r, _, err := llm.Structured[AgentReflection](ctx, s.r.fast, llm.Request{
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: b.String()}},
 	}, llm.WithSchemaName("AgentReflection"))
@@ -235,19 +240,23 @@ func (tk *task) writeNote(ctx context.Context, res *agentloop.Outcome) (*note, e
 	} else {
 		sys := fmt.Sprintf(`You are %s (%s). Write the note for the task you just finished: only the important findings — facts, figures, dates, names, conclusions — no metadata, no page descriptions, no navigation text.
 Cite the read pages with their numbers in square brackets, like [3], right after each claim; cite only the numbers listed under "Pages read". Search snippets are unverified leads: mention them only as open leads, without citations.
-Write in %s.`, tk.a.id, tk.a.profile.Specialisation, s.lang.Name)
+Write in %s.
+
+%s`, tk.a.id, tk.a.profile.Specialisation, s.lang.Name, agentloop.UntrustedRule)
 		var b strings.Builder
 		fmt.Fprintf(&b, "Research request: %s\nTask: %s — %s\n\nPages read:\n", s.question, tk.t.title, tk.t.objective)
 		for _, p := range read {
-			fmt.Fprintf(&b, "[%d] %s — %s\n%s\n\n", p.N, p.Source.Title, p.Source.URL, summaries[p.N])
+			fmt.Fprintf(&b, "[%d] %s — %s\n%s\n\n", p.N, p.Source.Title, p.Source.URL, agentloop.Untrusted(p.Source.URL, summaries[p.N]))
 		}
 		if len(read) == 0 {
 			b.WriteString("(none)\n\n")
 		}
 		b.WriteString("Search snippets (not read):\n")
+		var snippets strings.Builder
 		for i, h := range hits[:min(len(hits), 12)] {
-			fmt.Fprintf(&b, "%d. %s — %s\n", i+1, h.Title, clip(h.Snippet, 200))
+			fmt.Fprintf(&snippets, "%d. %s — %s\n", i+1, h.Title, clip(h.Snippet, 200))
 		}
+		b.WriteString(agentloop.Untrusted("search snippets", snippets.String()))
 		for _, r := range reflections {
 			fmt.Fprintf(&b, "\n%s\n", r)
 		}
@@ -358,3 +367,7 @@ func (s *session) noteDoc(n *note, level int) string {
 	}
 	return b.String()
 }
+
+// untrusted marks what the researcher's tools return as data for its
+// model (mode.UntrustedTools).
+func untrusted(ts []agentloop.Tool) []agentloop.Tool { return mode.UntrustedTools(ts) }

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/cite"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
@@ -369,10 +370,11 @@ func (s *Mode) generateQueries(ctx context.Context, in mode.Input, rewritten str
 		fmt.Fprintf(&user, "\nWrite exactly %d different web search queries that together cover the request: "+
 			"vary wording, angle and specificity. Keep proper names exact.", s.cfg.Queries)
 	} else {
-		user.WriteString("\nBest results so far:\n")
+		var results strings.Builder
 		for i, r := range top {
-			fmt.Fprintf(&user, "%d. %s — %s\n", i+1, r.Title, clip(r.Snippet, 200))
+			fmt.Fprintf(&results, "%d. %s — %s\n", i+1, r.Title, clip(r.Snippet, 200))
 		}
+		user.WriteString("\nBest results so far:\n" + agent.Untrusted("search results", results.String()) + "\n")
 		user.WriteString("\nQueries already run:\n")
 		for q := range ran {
 			fmt.Fprintf(&user, "- %s\n", q)
@@ -380,7 +382,7 @@ func (s *Mode) generateQueries(ctx context.Context, in mode.Input, rewritten str
 		fmt.Fprintf(&user, "\nWrite up to %d follow-up web search queries that find what these results do not yet answer. "+
 			"Do not repeat queries already run. Return an empty list if the results already cover the request.", s.cfg.Queries)
 	}
-	sys := "You write web search queries for a research assistant. Current date: " + mode.DateIn(in.Now, in.Timezone) + "."
+	sys := "You write web search queries for a research assistant. Current date: " + mode.DateIn(in.Now, in.Timezone) + ".\n\n" + agent.UntrustedRule
 	out, _, err := llm.Structured[SearchQueries](ctx, s.fast, llm.Request{
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: user.String()}},
 	}, llm.WithSchemaName("SearchQueries"))
@@ -671,8 +673,8 @@ func (s *Mode) summarisePage(ctx context.Context, query string, focus []string, 
 func (s *Mode) summarise(ctx context.Context, query string, language lang.Language, title, content string) (string, error) {
 	sys := "You summarise a web page for a research assistant. Keep every fact, number, date, name and quotation " +
 		"that bears on the research request; drop navigation, adverts and anything unrelated. " +
-		"At most 200 words, in " + language.Name + ". If the page says nothing relevant, say so in one sentence."
-	user := fmt.Sprintf("Research request: %s\n\nPage title: %s\n\nPage content:\n%s", query, title, content)
+		"At most 200 words, in " + language.Name + ". If the page says nothing relevant, say so in one sentence.\n\n" + agent.UntrustedRule
+	user := fmt.Sprintf("Research request: %s\n\nPage title: %s\n\nPage content:\n%s", query, title, agent.Untrusted("web page: "+title, content))
 	return tools.Condense(ctx, s.fast, sys, user)
 }
 
@@ -684,10 +686,12 @@ Rules:
 - Cite every factual sentence with the source number in square brackets, like [1] or [2][3], right after the claim.
 - Cite only numbers from the list. Do not write a list of sources at the end; it is added for you.
 - Prefer specific facts, figures and dates; note where sources disagree.
-Current date: %s.`, s.cfg.AnswerWords, language.Name, mode.DateIn(in.Now, in.Timezone)) + mode.Personal(in)
+Current date: %s.
+
+%s`, s.cfg.AnswerWords, language.Name, mode.DateIn(in.Now, in.Timezone), agent.UntrustedRule) + mode.Personal(in)
 	var src strings.Builder
 	for i, p := range pages {
-		fmt.Fprintf(&src, "[%d] %s\nURL: %s\n%s\n\n", i+1, p.source.Title, p.source.URL, p.summary)
+		fmt.Fprintf(&src, "[%d] %s\nURL: %s\n%s\n\n", i+1, p.source.Title, p.source.URL, agent.Untrusted(p.source.URL, p.summary))
 	}
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sys}}
 	msgs = append(msgs, history...)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sova-ai/sova"
 
+	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/lang"
 )
 
@@ -27,7 +28,8 @@ How to work:
 - When enough has been read, write the report with create_report, citing the numbers of pages read right after each fact, then finish with final_answer.
 - A question that needs no research (a greeting, a request about yourself) is answered with final_answer directly.
 - Never invent sources, numbers or quotations.
-`, l.Name, dateIn(now, tz))
+- %s
+`, l.Name, dateIn(now, tz), agent.UntrustedRule)
 
 	fmt.Fprintf(&b, "\nStep %d of %d. Web searches used: %d of %d. Clarifications used: %d of %d.\n",
 		step, m.cfg.MaxSteps, w.agent.SearchesUsed, m.cfg.MaxSearches, w.agent.ClarificationsUsed, m.cfg.MaxClarifications)

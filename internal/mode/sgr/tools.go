@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/cite"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
@@ -138,7 +139,7 @@ func (m *Mode) webSearch(ctx context.Context, w *work, a *WebSearchArgs, step in
 	items := make([]item, 0, count)
 	var people, model strings.Builder
 	fmt.Fprintf(&people, "Found %d results for %q", count, q)
-	fmt.Fprintf(&model, "Search results for %q:\n", q)
+	var found strings.Builder // what the results say: data, marked as such
 	if count == 0 {
 		model.WriteString("(none; try other words)\n")
 	}
@@ -150,18 +151,19 @@ func (m *Mode) webSearch(ctx context.Context, w *work, a *WebSearchArgs, step in
 			people.WriteString(":")
 		}
 		fmt.Fprintf(&people, "\n- [%s](%s)", mdText(cmpOr(r.Title, r.URL)), r.URL)
-		fmt.Fprintf(&model, "%d. %s\n   URL: %s\n", i+1, r.Title, r.URL)
+		fmt.Fprintf(&found, "%d. %s\n   URL: %s\n", i+1, r.Title, r.URL)
 		if r.Published != "" {
-			fmt.Fprintf(&model, "   Published: %s\n", r.Published)
+			fmt.Fprintf(&found, "   Published: %s\n", r.Published)
 		}
 		if s := clip(r.Snippet, 400); s != "" {
-			fmt.Fprintf(&model, "   %s\n", s)
+			fmt.Fprintf(&found, "   %s\n", s)
 		}
 	}
 	if count > 0 {
-		model.WriteString("\nThese are snippets: read pages with extract_page_content to use and cite them.")
+		model.WriteString(agent.Untrusted("web search: "+q, strings.TrimRight(found.String(), "\n")))
+		model.WriteString("\n\nThese are snippets: read pages with extract_page_content to use and cite them.")
 	}
-	return outcome{text: people.String(), output: jsonOf(map[string]any{"query": q, "results": items}), forModel: model.String()}
+	return outcome{text: people.String(), output: jsonOf(map[string]any{"query": q, "results": items}), forModel: fmt.Sprintf("Search results for %q:\n", q) + model.String()}
 }
 
 func (m *Mode) extract(ctx context.Context, w *work, a *ExtractArgs) outcome {
@@ -224,11 +226,13 @@ func (m *Mode) extract(ctx context.Context, w *work, a *ExtractArgs) outcome {
 		ok++
 		out = append(out, pageOut{Number: src.Number, URL: src.URL, Title: src.Title, Chars: p.Chars})
 		fmt.Fprintf(&people, "- [%d] [%s](%s) — %d characters\n", src.Number, mdText(cmpOr(src.Title, src.URL)), src.URL, p.Chars)
-		fmt.Fprintf(&model, "[%d] %s\nURL: %s\n", src.Number, src.Title, src.URL)
+		var page strings.Builder
+		fmt.Fprintf(&page, "%s\nURL: %s\n", src.Title, src.URL)
 		if p.Published != "" {
-			fmt.Fprintf(&model, "Published: %s\n", p.Published)
+			fmt.Fprintf(&page, "Published: %s\n", p.Published)
 		}
-		fmt.Fprintf(&model, "\n%s\n\n", strings.TrimSpace(ex.Markdown))
+		fmt.Fprintf(&page, "\n%s", strings.TrimSpace(ex.Markdown))
+		fmt.Fprintf(&model, "[%d] %s\n\n", src.Number, agent.Untrusted(src.URL, page.String()))
 	}
 	head := fmt.Sprintf("Read %d of %d pages:\n", ok, len(urls))
 	o := outcome{text: head + strings.TrimRight(people.String(), "\n"), output: jsonOf(map[string]any{"pages": out}),
