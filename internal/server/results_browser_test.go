@@ -21,7 +21,9 @@ func TestBrowserGroupResults(t *testing.T) {
 	e.model.GroupCalls = func(r *llmtest.Request) []llm.ToolCall {
 		if r.HasTool("stock_chart") {
 			return []llm.ToolCall{
-				{ID: "a", Name: "stock_chart", Arguments: `{"title":"Apple","symbols":["AAPL"],"range":"7q"}`},
+				// A symbol the market data service does not know: the call fails
+				// (a sloppy range would now be mended, not fail).
+				{ID: "a", Name: "stock_chart", Arguments: `{"title":"Apple","symbols":["ZZZQ"],"range":"1mo"}`},
 				{ID: "b", Name: "currency_converter", Arguments: `{"from":"USD","to":["EUR"],"amount":100}`},
 			}
 		}
@@ -86,7 +88,7 @@ func TestBrowserGroupResults(t *testing.T) {
 		const l = turn.querySelector('.extras .tool-failures li[data-tool="stock_chart"]');
 		return {badge: b && b.checkVisibility() ? b.textContent : '', line: l && l.checkVisibility() ? l.textContent : ''};
 	})()`, &failed)
-	if failed.Badge != "1 tool failed" || !strings.Contains(failed.Line, "unknown range") {
+	if failed.Badge != "1 tool failed" || !strings.Contains(failed.Line, "ZZZQ") {
 		t.Errorf("the failed tool shows as %+v", failed)
 	}
 	tb.wait(shown(".g-fx")+` >= 1`, "the converter's result with the answer")

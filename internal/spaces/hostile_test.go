@@ -135,6 +135,9 @@ func TestDOCXBombsAtOnceStayWithinMemory(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second*slow)
 	defer cancel()
+	// All three are read at once: the cap on one person's uploads at
+	// once (uploadcap.go) would refuse the third before it is read.
+	e.svc.cfg.UploadsPerPerson = 3
 	var wg sync.WaitGroup
 	errs := make([]string, 3)
 	for i, data := range [][]byte{bomb, liar, bomb} {

@@ -152,6 +152,7 @@ var ruMessages = func() []message {
 		{"Reading %d pages", "Читаю страницы: {1}"},
 		{"Answering without %d slow page(s)", "Отвечаю без медленных страниц: {1}"},
 		{"No page could be read; answering from search snippets", "Ни одну страницу прочитать не удалось; отвечаю по фрагментам из поиска"},
+		{"No page was read: the answer rests on search snippets, unverified", "Ни одна страница не прочитана: ответ опирается на фрагменты из поиска и не проверен"},
 		{"Writing the answer", "Пишу ответ"},
 		{"Searching %d document space(s)", "Ищу в пространствах документов: {1}"},
 		{"Searching the documents failed", "Поиск по документам не удался"},
