@@ -72,10 +72,10 @@ func (m *Mode) plan(ctx context.Context, userID string, req SupervisorRequest, t
 	// Changes are held, not run: the plan goes on with what it read.
 	g := &agent.Gate{Continue: true}
 	var res *SupervisorResult
-	tl := untrusted("MCP", ts.AgentTools())
-	tl = append(tl, untrusted("search", m.knowledgeTools(ctx, userID, "", nil))...)
+	tl := agent.UntrustedTools("MCP", ts.AgentTools())
+	tl = append(tl, agent.UntrustedTools("search", m.knowledgeTools(ctx, userID, "", nil))...)
 	if m.d.Search != nil {
-		tl = append(tl, untrusted("web", []agent.Tool{tools.WebSearch(tools.NewRun(tools.Providers{Search: m.d.Search}, nil), tools.WebSearchOptions{Results: 5, Calls: 3, Format: tools.JSON})})...)
+		tl = append(tl, agent.UntrustedTools("web", []agent.Tool{tools.WebSearch(tools.NewRun(tools.Providers{Search: m.d.Search}, nil), tools.WebSearchOptions{Results: 5, Calls: 3, Format: tools.JSON})})...)
 	}
 	tl = append(tl, agent.NewTool("finish_plan", "Finish: your decision, what the assistant says next (verbatim), and the steps.",
 		func(_ context.Context, in finishArgs) (agent.Output, error) {

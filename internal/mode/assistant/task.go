@@ -344,10 +344,10 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 		return nil, errors.New("complex task: the task was not decomposed into subtasks")
 	}
 	progress(subs, "running", "")
-	tl := untrusted("MCP", ts.AgentTools())
-	tl = append(tl, untrusted("search", m.knowledgeTools(ctx, userID, "", nil))...)
+	tl := agent.UntrustedTools("MCP", ts.AgentTools())
+	tl = append(tl, agent.UntrustedTools("search", m.knowledgeTools(ctx, userID, "", nil))...)
 	if m.d.Search != nil {
-		tl = append(tl, untrusted("web", []agent.Tool{tools.WebSearch(tools.NewRun(tools.Providers{Search: m.d.Search}, nil), tools.WebSearchOptions{Results: 5, Calls: 2, Format: tools.JSON})})...)
+		tl = append(tl, agent.UntrustedTools("web", []agent.Tool{tools.WebSearch(tools.NewRun(tools.Providers{Search: m.d.Search}, nil), tools.WebSearchOptions{Results: 5, Calls: 2, Format: tools.JSON})})...)
 	}
 	var done strings.Builder
 	failed := 0

@@ -39,7 +39,7 @@ func (t *turn) agentTools(name string, g *gate) ([]agent.Tool, string) {
 			t.userInfoTool(), t.interviewStatusTool(), t.supervisorTool(g), t.taskTool())
 		return ts, t.routerPrompt()
 	case Knowledge:
-		ts = append(ts, untrusted("search", t.knowledgeTools())...)
+		ts = append(ts, agent.UntrustedTools("search", t.knowledgeTools())...)
 		ts = append(ts, handoff("return_to_router", Router, "Return control to the router: the person wants an action (send, create, schedule) or something outside searching documents and past conversations.", g))
 		return ts, t.knowledgePrompt()
 	case Interview:
@@ -58,7 +58,7 @@ func (t *turn) agentTools(name string, g *gate) ([]agent.Tool, string) {
 // mcpTools are the MCP servers' tools; the loop's gate holds those that
 // change something (agent.Acting) for the person's approval.
 func (t *turn) mcpTools() []agent.Tool {
-	return untrusted("MCP", t.mcp.AgentTools())
+	return agent.UntrustedTools("MCP", t.mcp.AgentTools())
 }
 
 // knowledgeTools search the person's spaces and past chats, citing what

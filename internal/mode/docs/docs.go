@@ -139,7 +139,7 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	}}
 	temp := d.cfg.Temperature
 	out, runErr := agent.Run(ctx, agent.Config{
-		Model: d.model, Repair: d.repair, Tools: mode.UntrustedTools(ts), MaxSteps: d.cfg.MaxSteps,
+		Model: d.model, Repair: d.repair, Tools: agent.UntrustedTools("", ts), MaxSteps: d.cfg.MaxSteps,
 		Temperature: &temp, MaxTokens: d.cfg.MaxTokens, Sink: sink,
 		PrepareStep: agent.Policies(agent.LastStepAnswers, guard.Policy),
 		OnText: func(delta string) {

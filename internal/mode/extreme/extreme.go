@@ -293,7 +293,7 @@ func (s *session) research(ctx context.Context, ts []agent.Tool, done []agent.St
 	if len(ts) == 0 {
 		return nil, errors.New("extreme: no research tool is available (web search is not configured); set SOVA_SEARCH_PROVIDER")
 	}
-	ts = mode.UntrustedTools(ts) // what they return reaches the model marked as data
+	ts = agent.UntrustedTools("", ts) // what they return reaches the model marked as data
 	if msgs == nil {
 		mode.Status(s.sink, "research", "Researching", fmt.Sprintf("%d actions planned", todos))
 		msgs = []llm.Message{

@@ -193,7 +193,7 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	}
 	temp := m.cfg.Temperature
 	out, err := agent.Run(ctx, agent.Config{
-		Model: m.model, Repair: m.repair, Tools: mode.UntrustedTools(ts), MaxSteps: m.cfg.MaxSteps,
+		Model: m.model, Repair: m.repair, Tools: agent.UntrustedTools("", ts), MaxSteps: m.cfg.MaxSteps,
 		Temperature: &temp, MaxTokens: m.cfg.MaxTokens, Sink: sink,
 		PrepareStep: agent.Policies(agent.OneToolRound, agent.LastStepAnswers, noSources),
 		OnText: func(delta string) {

@@ -9,7 +9,6 @@ import (
 
 	agentloop "github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/llm"
-	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/tools"
 )
 
@@ -369,5 +368,5 @@ func (s *session) noteDoc(n *note, level int) string {
 }
 
 // untrusted marks what the researcher's tools return as data for its
-// model (mode.UntrustedTools).
-func untrusted(ts []agentloop.Tool) []agentloop.Tool { return mode.UntrustedTools(ts) }
+// model (agent.UntrustedTools).
+func untrusted(ts []agentloop.Tool) []agentloop.Tool { return agentloop.UntrustedTools("", ts) }
