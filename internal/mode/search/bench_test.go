@@ -149,7 +149,9 @@ func reportSpread(b *testing.B, xs []float64, unit string) {
 // BenchmarkSearchRuns500 starts 500 `search` runs at once against fakes
 // whose model answers after 500 ms (search and pages instant), on
 // real-size pages, and reports the median and 99th percentile of the
-// runs' wall time (target p50 < 6 s). Run it with -benchtime 1x.
+// runs' wall time (target p50 < 6 s). Every run asks the same question,
+// so reads and queries in flight are shared: it measures that sharing,
+// not load (BenchmarkSearchDistinctRuns does). Run it with -benchtime 1x.
 func BenchmarkSearchRuns500(b *testing.B) {
 	const runs = 500
 	e := newRealSearchEnv(b)
