@@ -3,6 +3,7 @@ package llm
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,12 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/errtext"
@@ -90,7 +85,6 @@ var _ Model = (*Client)(nil)
 // core is the state shared by a Client and its views.
 type core struct {
 	cfg      Config
-	sdk      openai.Client
 	log      *slog.Logger
 	endpoint string
 	breaker  *egress.Breaker
@@ -147,25 +141,14 @@ func New(cfg Config) (*Client, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(cfg.BaseURL),
-		// Always set, so that an empty key is not replaced by OPENAI_API_KEY
-		// from the environment behind the configuration's back.
-		option.WithAPIKey(cfg.APIKey),
-		// Retries are ours: the SDK's would multiply with them and cannot
-		// know whether stream content was already delivered.
-		option.WithMaxRetries(0),
-	}
 	if cfg.HTTPClient == nil {
 		// The endpoint an administrator configured is reachable wherever
 		// it is (a model server on loopback is common); redirects pass
 		// the egress guard. Attempts are bounded by their contexts.
 		cfg.HTTPClient = egress.ServiceClient(-1, cfg.BaseURL)
 	}
-	opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	k := &core{
 		cfg:      cfg,
-		sdk:      openai.NewClient(opts...),
 		log:      log,
 		endpoint: redactURL(strings.TrimRight(cfg.BaseURL, "/")),
 		breaker:  newBreaker(cfg.Breaker, cfg.MaxRetries),
@@ -240,7 +223,11 @@ func (c *Client) ListModels(ctx context.Context) ([]string, error) {
 	k := c.core
 	actx, cancel := context.WithTimeout(ctx, k.cfg.Timeout)
 	defer cancel()
-	page, err := k.sdk.Models.List(actx, option.WithMiddleware(k.guard("", false)))
+	var page modelList
+	res, err := k.send(actx, http.MethodGet, "models", nil, "", false)
+	if err == nil {
+		err = decode(res, &page)
+	}
 	if err != nil {
 		err = k.classify(ctx, actx, "", err)
 		k.logFailure(ctx, "", err)
@@ -415,15 +402,18 @@ func (k *core) attempt(ctx context.Context, model string, cl *call) (*Response, 
 	if err != nil {
 		return nil, err
 	}
-	opts := []option.RequestOption{option.WithMiddleware(k.guard(model, cl.stream))}
 	if !cl.stream {
 		actx, cancel := context.WithTimeout(ctx, k.cfg.Timeout)
 		defer cancel()
-		comp, err := k.sdk.Chat.Completions.New(actx, params, opts...)
+		var comp chatCompletion
+		res, err := k.send(actx, http.MethodPost, "chat/completions", params, model, false)
+		if err == nil {
+			err = decode(res, &comp)
+		}
 		if err != nil {
 			return nil, k.classify(ctx, actx, model, err)
 		}
-		return k.fromCompletion(model, comp)
+		return k.fromCompletion(model, &comp)
 	}
 
 	actx, cancel := context.WithCancel(ctx)
@@ -432,46 +422,51 @@ func (k *core) attempt(ctx context.Context, model string, cl *call) (*Response, 
 	idle := time.AfterFunc(k.cfg.Timeout, cancel)
 	defer idle.Stop()
 
-	s := k.sdk.Chat.Completions.NewStreaming(actx, params, opts...)
-	defer func() { _ = s.Close() }()
 	var (
-		acc      openai.ChatCompletionAccumulator
-		usage    Usage
-		finish   string
-		chunks   int
-		refusal  strings.Builder
-		contents strings.Builder
+		calls       toolCallAssembler
+		serverModel string
+		usage       Usage
+		finish      string
+		chunks      int
+		refusal     strings.Builder
+		contents    strings.Builder
 	)
-	for s.Next() {
-		idle.Reset(k.cfg.Timeout)
-		chunk := s.Current()
-		chunks++
-		if !acc.AddChunk(chunk) {
-			return nil, &badResponseError{endpoint: k.endpoint, detail: "stream chunk could not be assembled"}
-		}
-		// Servers differ: OpenAI sends usage once in a final chunk, some
-		// send running totals in every chunk. The last one is the total.
-		if chunk.JSON.Usage.Valid() {
-			if u := toUsage(chunk.Usage); u != (Usage{}) {
-				usage = u
+	res, err := k.send(actx, http.MethodPost, "chat/completions", params, model, true)
+	if err == nil {
+		err = k.events(res.Body, model, func(data []byte) error {
+			idle.Reset(k.cfg.Timeout)
+			var chunk chatChunk
+			if err := json.Unmarshal(data, &chunk); err != nil {
+				return err
 			}
-		}
-		for _, ch := range chunk.Choices {
-			if ch.Index != 0 {
-				continue
+			chunks++
+			serverModel = cmp.Or(chunk.Model, serverModel)
+			// Servers differ: OpenAI sends usage once in a final chunk, some
+			// send running totals in every chunk. The last one is the total.
+			if chunk.Usage != nil {
+				if u := toUsage(*chunk.Usage); u != (Usage{}) {
+					usage = u
+				}
 			}
-			if d := ch.Delta.Content; d != "" {
-				contents.WriteString(d)
-				cl.delivered = true
-				cl.onText(d)
+			for _, ch := range chunk.Choices {
+				if ch.Index != 0 {
+					continue
+				}
+				if d := ch.Delta.Content; d != "" {
+					contents.WriteString(d)
+					cl.delivered = true
+					cl.onText(d)
+				}
+				refusal.WriteString(ch.Delta.Refusal)
+				calls.add(ch.Delta.ToolCalls)
+				if ch.FinishReason != "" {
+					finish = ch.FinishReason
+				}
 			}
-			refusal.WriteString(ch.Delta.Refusal)
-			if ch.FinishReason != "" {
-				finish = ch.FinishReason
-			}
-		}
+			return nil
+		})
+		_ = res.Body.Close()
 	}
-	err = s.Err()
 	if err == nil {
 		err = actx.Err()
 	}
@@ -494,17 +489,15 @@ func (k *core) attempt(ctx context.Context, model string, cl *call) (*Response, 
 		Content:      contents.String(),
 		FinishReason: finish,
 		Model:        model,
-		ServerModel:  acc.Model,
+		ServerModel:  serverModel,
 		Refusal:      refusal.String(),
 		Usage:        usage,
-	}
-	if len(acc.Choices) > 0 {
-		resp.ToolCalls = toolCalls(acc.Choices[0].Message.ToolCalls)
+		ToolCalls:    toolCalls(calls.calls),
 	}
 	return resp, nil
 }
 
-// classify turns an SDK or transport error into one of this package's
+// classify turns a transport or decoding error into one of this package's
 // error types, so that retry decisions and messages are uniform.
 func (k *core) classify(parent, actx context.Context, model string, err error) error {
 	var ae *APIError
@@ -516,14 +509,6 @@ func (k *core) classify(parent, actx context.Context, model string, err error) e
 	}
 	if actx.Err() != nil {
 		return &transportError{endpoint: k.endpoint, timeout: k.cfg.Timeout, err: err}
-	}
-	var se *ssestream.StreamError
-	if errors.As(err, &se) {
-		return k.streamAPIError(se, model)
-	}
-	var oe *openai.Error
-	if errors.As(err, &oe) {
-		return k.fromSDKError(oe, model)
 	}
 	if isDecodeError(err) {
 		return &badResponseError{endpoint: k.endpoint, detail: "malformed JSON", err: err}
@@ -537,7 +522,7 @@ func (k *core) classify(parent, actx context.Context, model string, err error) e
 	return err
 }
 
-func (k *core) fromCompletion(model string, comp *openai.ChatCompletion) (*Response, error) {
+func (k *core) fromCompletion(model string, comp *chatCompletion) (*Response, error) {
 	if comp == nil || len(comp.Choices) == 0 {
 		return nil, &badResponseError{endpoint: k.endpoint, detail: "completion has no choices"}
 	}
@@ -555,11 +540,18 @@ func (k *core) fromCompletion(model string, comp *openai.ChatCompletion) (*Respo
 		Model:        model,
 		ServerModel:  comp.Model,
 		Refusal:      ch.Message.Refusal,
-		Usage:        toUsage(comp.Usage),
+		Usage:        usageOf(comp.Usage),
 	}, nil
 }
 
-func toUsage(u openai.CompletionUsage) Usage {
+func usageOf(u *wireUsage) Usage {
+	if u == nil {
+		return Usage{}
+	}
+	return toUsage(*u)
+}
+
+func toUsage(u wireUsage) Usage {
 	out := Usage{
 		PromptTokens:     int(u.PromptTokens),
 		CompletionTokens: int(u.CompletionTokens),
@@ -571,7 +563,7 @@ func toUsage(u openai.CompletionUsage) Usage {
 	return out
 }
 
-func toolCalls(in []openai.ChatCompletionMessageToolCallUnion) []ToolCall {
+func toolCalls(in []wireToolCall) []ToolCall {
 	if len(in) == 0 {
 		return nil
 	}
@@ -588,14 +580,14 @@ func toolCalls(in []openai.ChatCompletionMessageToolCallUnion) []ToolCall {
 			// Some local servers omit ids; tool results must still refer to one.
 			id = fmt.Sprintf("call_%d", i)
 		}
-		out = append(out, ToolCall{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		out = append(out, ToolCall{ID: id, Name: tc.Function.Name, Arguments: string(tc.Function.Arguments)})
 	}
 	return out
 }
 
-// params maps a Request onto the SDK's parameters.
-func (k *core) params(model string, req Request, stream bool) (openai.ChatCompletionNewParams, error) {
-	p := openai.ChatCompletionNewParams{Model: shared.ChatModel(model)}
+// params maps a Request onto the request body.
+func (k *core) params(model string, req Request, stream bool) (chatRequest, error) {
+	p := chatRequest{Model: model, Stream: stream}
 	for i, m := range req.Messages {
 		mp, err := messageParam(m)
 		if err != nil {
@@ -604,104 +596,83 @@ func (k *core) params(model string, req Request, stream bool) (openai.ChatComple
 		p.Messages = append(p.Messages, mp)
 	}
 	for _, t := range req.Tools {
-		params := t.Parameters
-		if params == nil {
+		params := any(t.Parameters)
+		if t.Parameters == nil {
 			params = map[string]any{"type": "object", "properties": map[string]any{}}
 		}
-		fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(params)}
-		if t.Description != "" {
-			fn.Description = param.NewOpt(t.Description)
-		}
-		p.Tools = append(p.Tools, openai.ChatCompletionToolUnionParam{OfFunction: &openai.ChatCompletionFunctionToolParam{Function: fn}})
+		p.Tools = append(p.Tools, chatTool{Type: "function", Function: toolFunction{Name: t.Name, Description: t.Description, Parameters: params}})
 	}
 	if len(req.Tools) > 0 && req.ToolChoice != "" {
 		switch req.ToolChoice {
 		case "auto", "none", "required":
-			p.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: param.NewOpt(req.ToolChoice)}
+			p.ToolChoice = req.ToolChoice
 		default:
 			// Any other value names the one function the model must call.
-			p.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{
-				OfFunctionToolChoice: &openai.ChatCompletionNamedToolChoiceParam{
-					Function: openai.ChatCompletionNamedToolChoiceFunctionParam{Name: req.ToolChoice},
-				},
-			}
+			var named namedToolChoice
+			named.Type = "function"
+			named.Function.Name = req.ToolChoice
+			p.ToolChoice = named
 		}
 	}
 	if len(req.Tools) > 0 && req.ParallelToolCalls != nil {
-		p.ParallelToolCalls = param.NewOpt(*req.ParallelToolCalls)
+		p.ParallelToolCalls = req.ParallelToolCalls
 	}
-	if req.Temperature != nil {
-		p.Temperature = param.NewOpt(*req.Temperature)
-	}
+	p.Temperature = req.Temperature
 	if maxTokens := cmp.Or(req.MaxTokens, k.cfg.MaxTokens); maxTokens > 0 {
 		if k.modelCaps(model).maxCompletionTokens {
-			p.MaxCompletionTokens = param.NewOpt(int64(maxTokens))
+			p.MaxCompletionTokens = maxTokens
 		} else {
-			p.MaxTokens = param.NewOpt(int64(maxTokens))
+			p.MaxTokens = maxTokens
 		}
 	}
 	if rf := req.ResponseFormat; rf != nil {
 		switch rf.Type {
 		case FormatJSONSchema:
-			js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: cmp.Or(rf.Name, "response")}
-			if rf.Strict {
-				js.Strict = param.NewOpt(true)
-			}
+			js := &jsonSchemaSpec{Name: cmp.Or(rf.Name, "response"), Strict: rf.Strict}
 			switch {
 			case len(rf.RawSchema) > 0:
 				js.Schema = rf.RawSchema
 			case rf.Schema != nil:
 				js.Schema = rf.Schema
 			}
-			p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}
+			p.ResponseFormat = &responseFormat{Type: FormatJSONSchema, JSONSchema: js}
 		case FormatJSONObject:
-			p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
+			p.ResponseFormat = &responseFormat{Type: FormatJSONObject}
 		case "", "text":
 		default:
 			return p, fmt.Errorf("llm: unknown response format %q", rf.Type)
 		}
 	}
 	if stream {
-		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)}
+		p.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
 	return p, nil
 }
 
-func messageParam(m Message) (openai.ChatCompletionMessageParamUnion, error) {
+func messageParam(m Message) (chatMessage, error) {
+	text := func(s string) *string { return &s }
 	switch m.Role {
 	case RoleSystem:
-		return openai.SystemMessage(m.Content), nil
+		return chatMessage{Role: RoleSystem, Content: text(m.Content)}, nil
 	case RoleUser:
-		u := openai.UserMessage(m.Content)
-		if m.Name != "" {
-			u.OfUser.Name = param.NewOpt(m.Name)
-		}
-		return u, nil
+		return chatMessage{Role: RoleUser, Content: text(m.Content), Name: m.Name}, nil
 	case RoleAssistant:
-		a := openai.ChatCompletionAssistantMessageParam{}
+		a := chatMessage{Role: RoleAssistant, Name: m.Name}
 		if m.Content != "" || len(m.ToolCalls) == 0 {
-			a.Content.OfString = param.NewOpt(m.Content)
-		}
-		if m.Name != "" {
-			a.Name = param.NewOpt(m.Name)
+			a.Content = text(m.Content)
 		}
 		for _, tc := range m.ToolCalls {
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID: tc.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
-						Name:      tc.Name,
-						Arguments: tc.Arguments,
-					},
-				},
-			})
+			var c wireToolCall
+			c.ID, c.Type = tc.ID, "function"
+			c.Function.Name, c.Function.Arguments = tc.Name, arguments(tc.Arguments)
+			a.ToolCalls = append(a.ToolCalls, c)
 		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+		return a, nil
 	case RoleTool:
 		if m.ToolCallID == "" {
-			return openai.ChatCompletionMessageParamUnion{}, errors.New("tool message without tool_call_id")
+			return chatMessage{}, errors.New("tool message without tool_call_id")
 		}
-		return openai.ToolMessage(m.Content, m.ToolCallID), nil
+		return chatMessage{Role: RoleTool, Content: text(m.Content), ToolCallID: m.ToolCallID}, nil
 	}
-	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+	return chatMessage{}, fmt.Errorf("unknown role %q", m.Role)
 }

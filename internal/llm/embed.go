@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
+	"net/http"
 )
 
 // maxEmbedInputs is how many texts go into one /embeddings request; OpenAI
@@ -39,11 +37,7 @@ func (c *Client) embedBatch(ctx context.Context, inputs []string) ([][]float64, 
 			inputs[i] = " "
 		}
 	}
-	params := openai.EmbeddingNewParams{
-		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: inputs},
-		Model:          openai.EmbeddingModel(model),
-		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
-	}
+	params := embeddingRequest{Input: inputs, Model: model, EncodingFormat: "float"}
 	for attempt := 0; ; attempt++ {
 		vecs, usage, err := k.embedOnce(ctx, model, params, len(inputs))
 		if err == nil {
@@ -64,10 +58,14 @@ func (c *Client) embedBatch(ctx context.Context, inputs []string) ([][]float64, 
 	}
 }
 
-func (k *core) embedOnce(ctx context.Context, model string, params openai.EmbeddingNewParams, n int) ([][]float64, Usage, error) {
+func (k *core) embedOnce(ctx context.Context, model string, params embeddingRequest, n int) ([][]float64, Usage, error) {
 	actx, cancel := context.WithTimeout(ctx, k.cfg.Timeout)
 	defer cancel()
-	resp, err := k.sdk.Embeddings.New(actx, params, option.WithMiddleware(k.guard(model, false)))
+	var resp embeddingResponse
+	res, err := k.send(actx, http.MethodPost, "embeddings", params, model, false)
+	if err == nil {
+		err = decode(res, &resp)
+	}
 	if err != nil {
 		return nil, Usage{}, k.classify(ctx, actx, model, err)
 	}
@@ -77,7 +75,7 @@ func (k *core) embedOnce(ctx context.Context, model string, params openai.Embedd
 	}
 	vecs := make([][]float64, n)
 	for _, d := range resp.Data {
-		if d.Index < 0 || int(d.Index) >= n || vecs[d.Index] != nil {
+		if d.Index < 0 || d.Index >= n || vecs[d.Index] != nil {
 			return nil, Usage{}, &badResponseError{endpoint: k.endpoint, detail: fmt.Sprintf("embedding index %d out of place", d.Index)}
 		}
 		if len(d.Embedding) == 0 {
@@ -85,7 +83,7 @@ func (k *core) embedOnce(ctx context.Context, model string, params openai.Embedd
 		}
 		vecs[d.Index] = d.Embedding
 	}
-	usage := Usage{PromptTokens: int(resp.Usage.PromptTokens), TotalTokens: int(resp.Usage.TotalTokens)}
+	usage := Usage{PromptTokens: resp.Usage.PromptTokens, TotalTokens: resp.Usage.TotalTokens}
 	if usage.TotalTokens == 0 {
 		usage.TotalTokens = usage.PromptTokens
 	}

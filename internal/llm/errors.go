@@ -17,10 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-
 	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/errtext"
 )
@@ -288,48 +284,42 @@ const maxErrorBody = 64 << 10
 // maxResponseBody bounds a non-streamed completion.
 const maxResponseBody = 32 << 20
 
-// guard is a per-call middleware that turns error answers into *APIError
-// (keeping the body, which the SDK would otherwise parse only when it is
-// in OpenAI's shape) and rejects 2xx bodies that are not JSON, so that the
-// retry logic can tell server faults from network faults.
-func (k *core) guard(model string, stream bool) option.Middleware {
-	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		res, err := next(req)
-		if err != nil || res == nil {
-			return res, err
-		}
-		if res.StatusCode >= 400 {
-			body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-			_ = res.Body.Close()
-			return nil, k.apiError(res.StatusCode, res.Header, body, model)
-		}
-		mediaType, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
-		isJSON := strings.Contains(mediaType, "json")
-		if stream && !isJSON {
-			// Event streams are checked chunk by chunk as they are read.
-			return res, nil
-		}
-		body, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBody+1))
+// check turns an error answer into an *APIError (whatever its shape)
+// and rejects a 2xx body that is not what was asked for, so that the
+// retry logic can tell server faults from network faults. A JSON body
+// comes back read and bounded; an event stream is checked chunk by chunk
+// as it is read (events).
+func (k *core) check(res *http.Response, model string, stream bool) (*http.Response, error) {
+	if res.StatusCode >= 400 {
+		body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
 		_ = res.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		if len(body) > maxResponseBody {
-			return nil, &badResponseError{endpoint: k.endpoint, detail: "body larger than 32 MiB"}
-		}
-		if e := embeddedError(body); e != nil {
-			// Some servers answer 200 with an error object.
-			return nil, k.apiError(e.status, res.Header, body, model)
-		}
-		switch {
-		case stream:
-			return nil, &badResponseError{endpoint: k.endpoint, detail: fmt.Sprintf("asked for a stream but got %q (%s)", mediaType, k.redact(snippet(body)))}
-		case !json.Valid(body):
-			return nil, &badResponseError{endpoint: k.endpoint, detail: fmt.Sprintf("body is not valid JSON (%s)", k.redact(snippet(body)))}
-		}
-		res.Body = io.NopCloser(bytes.NewReader(body))
+		return nil, k.apiError(res.StatusCode, res.Header, body, model)
+	}
+	mediaType, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	isJSON := strings.Contains(mediaType, "json")
+	if stream && !isJSON {
 		return res, nil
 	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBody+1))
+	_ = res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > maxResponseBody {
+		return nil, &badResponseError{endpoint: k.endpoint, detail: "body larger than 32 MiB"}
+	}
+	if e := embeddedError(body); e != nil {
+		// Some servers answer 200 with an error object.
+		return nil, k.apiError(e.status, res.Header, body, model)
+	}
+	switch {
+	case stream:
+		return nil, &badResponseError{endpoint: k.endpoint, detail: fmt.Sprintf("asked for a stream but got %q (%s)", mediaType, k.redact(snippet(body)))}
+	case !json.Valid(body):
+		return nil, &badResponseError{endpoint: k.endpoint, detail: fmt.Sprintf("body is not valid JSON (%s)", k.redact(snippet(body)))}
+	}
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	return res, nil
 }
 
 type bodyError struct {
@@ -424,35 +414,20 @@ func jsonText(v json.RawMessage) string {
 }
 
 // streamAPIError turns an error event inside a stream into an *APIError.
-func (k *core) streamAPIError(se *ssestream.StreamError, model string) *APIError {
+func (k *core) streamAPIError(data []byte, event, model string) *APIError {
 	e := &APIError{Endpoint: k.endpoint, Model: model}
-	fillFromBody(e, se.Event.Data)
+	fillFromBody(e, data)
 	if e.Message == "" {
-		e.Message = se.Message
+		e.Message = "error event in the stream"
+		if event != "" && event != "error" {
+			e.Message += " (" + event + ")"
+		}
 	}
 	if n, err := strconv.Atoi(e.Code); err == nil && n >= 400 && n < 600 {
 		e.StatusCode = n
 	}
 	e.Message = k.redact(e.Message)
-	e.body = k.redact(string(se.Event.Data))
-	return e
-}
-
-// fromSDKError converts the SDK's own error type, for answers that reach
-// the SDK without passing through guard.
-func (k *core) fromSDKError(se *openai.Error, model string) *APIError {
-	e := &APIError{
-		StatusCode: se.StatusCode,
-		Type:       se.Type,
-		Code:       se.Code,
-		Message:    k.redact(se.Message),
-		Param:      se.Param,
-		Endpoint:   k.endpoint,
-		Model:      model,
-	}
-	if se.Response != nil {
-		e.RetryAfter = egress.RetryAfter(se.Response.Header, time.Now())
-	}
+	e.body = k.redact(string(data))
 	return e
 }
 

@@ -1,17 +1,25 @@
 // Package metrics counts what a Sova node does, for Prometheus: runs by
 // mode and outcome, the event writer's backlog, model calls, tokens, search
-// calls and page reads. Each Metrics has its own registry (nothing is
-// registered globally), and a nil *Metrics records nothing, so the packages
-// it instruments call it unconditionally.
+// calls and page reads. Each Metrics has its own set (nothing is registered
+// globally), and a nil *Metrics records nothing, so the packages it
+// instruments call it unconditionally.
+//
+// It is built on VictoriaMetrics' metrics package rather than the
+// Prometheus client: that client pulls in protobuf, whose reflection keeps
+// every exported method of every type in the binary (see
+// docs/architecture.md, "Binary size").
 package metrics
 
 import (
+	"bufio"
+	"bytes"
+	"fmt"
 	"net/http"
+	"strings"
+	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	vm "github.com/VictoriaMetrics/metrics"
 )
 
 // Outcomes of a call, as label values.
@@ -20,86 +28,99 @@ const (
 	Error = "error"
 )
 
-// Metrics holds a node's collectors and their registry.
+// family is one metric family's help text and type, written before its
+// series so that Prometheus reads them typed.
+type family struct {
+	help, kind string
+	buckets    []float64 // histograms only
+}
+
+var families = map[string]family{
+	"sova_runs_started_total":  {help: "Runs this node began executing, by mode and kind (new, or continued after a takeover or restart).", kind: "counter"},
+	"sova_runs_finished_total": {help: "Runs this node stopped executing, by mode and outcome (completed, waiting, failed, cancelled, interrupted, handed_back).", kind: "counter"},
+	"sova_runs_running":        {help: "Runs executing on this node now, by mode.", kind: "gauge"},
+	"sova_model_calls_total":   {help: "Chat-completion calls to the model endpoint (retries included in one call), by model and outcome.", kind: "counter"},
+	"sova_model_call_duration_seconds": {help: "Time of a chat-completion call, retries and streaming included, by model.", kind: "histogram",
+		buckets: []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160}},
+	"sova_model_tokens_total": {help: "Tokens the model endpoint reported, by model and kind (prompt, completion).", kind: "counter"},
+	"sova_search_calls_total": {help: "Calls to a search provider (cached answers reach none), by provider and outcome.", kind: "counter"},
+	"sova_search_call_duration_seconds": {help: "Time of a search provider call, by provider.", kind: "histogram",
+		buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16}},
+	"sova_page_reads_total": {help: "Web pages fetched and extracted, by outcome.", kind: "counter"},
+	"sova_page_read_duration_seconds": {help: "Time to fetch and extract a web page.", kind: "histogram",
+		buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16}},
+}
+
+// Metrics holds a node's series.
 type Metrics struct {
-	reg *prometheus.Registry
+	set *vm.Set
 
-	runsStarted  *prometheus.CounterVec
-	runsFinished *prometheus.CounterVec
-	runsRunning  *prometheus.GaugeVec
-
-	modelCalls    *prometheus.CounterVec
-	modelDuration *prometheus.HistogramVec
-	modelTokens   *prometheus.CounterVec
-
-	searchCalls    *prometheus.CounterVec
-	searchDuration *prometheus.HistogramVec
-
-	pageReads    *prometheus.CounterVec
-	pageDuration prometheus.Histogram
+	mu    sync.Mutex
+	help  map[string]family // gauges registered with Gauge, by name
+	names map[string]bool
 }
 
-// New returns Metrics with a fresh registry that also holds the Go
-// runtime's and the process's collectors.
+// New returns Metrics with a fresh set; its handler also writes the Go
+// runtime's and the process's series.
 func New() *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry()}
-	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
-	f(collectors.NewGoCollector())
-	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-
-	m.runsStarted = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "sova_runs_started_total",
-		Help: "Runs this node began executing, by mode and kind (new, or continued after a takeover or restart).",
-	}, []string{"mode", "kind"})
-	m.runsFinished = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "sova_runs_finished_total",
-		Help: "Runs this node stopped executing, by mode and outcome (completed, waiting, failed, cancelled, interrupted, handed_back).",
-	}, []string{"mode", "outcome"})
-	m.runsRunning = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "sova_runs_running",
-		Help: "Runs executing on this node now, by mode.",
-	}, []string{"mode"})
-	m.modelCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "sova_model_calls_total",
-		Help: "Chat-completion calls to the model endpoint (retries included in one call), by model and outcome.",
-	}, []string{"model", "outcome"})
-	m.modelDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "sova_model_call_duration_seconds",
-		Help:    "Time of a chat-completion call, retries and streaming included, by model.",
-		Buckets: []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160},
-	}, []string{"model"})
-	m.modelTokens = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "sova_model_tokens_total",
-		Help: "Tokens the model endpoint reported, by model and kind (prompt, completion).",
-	}, []string{"model", "kind"})
-	m.searchCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "sova_search_calls_total",
-		Help: "Calls to a search provider (cached answers reach none), by provider and outcome.",
-	}, []string{"provider", "outcome"})
-	m.searchDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "sova_search_call_duration_seconds",
-		Help:    "Time of a search provider call, by provider.",
-		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16},
-	}, []string{"provider"})
-	m.pageReads = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "sova_page_reads_total",
-		Help: "Web pages fetched and extracted, by outcome.",
-	}, []string{"outcome"})
-	m.pageDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "sova_page_read_duration_seconds",
-		Help:    "Time to fetch and extract a web page.",
-		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16},
-	})
-	for _, c := range []prometheus.Collector{m.runsStarted, m.runsFinished, m.runsRunning, m.modelCalls, m.modelDuration,
-		m.modelTokens, m.searchCalls, m.searchDuration, m.pageReads, m.pageDuration} {
-		f(c)
-	}
-	return m
+	return &Metrics{set: vm.NewSet(), help: map[string]family{}, names: map[string]bool{}}
 }
 
-// Handler serves the registry in the Prometheus exposition format.
+// Handler serves the set in the Prometheus text exposition format, with
+// HELP and TYPE lines for Sova's own families.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var raw bytes.Buffer
+		m.set.WritePrometheus(&raw)
+		vm.WriteProcessMetrics(&raw)
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		m.mu.Lock()
+		extra := make(map[string]family, len(m.help))
+		for k, v := range m.help {
+			extra[k] = v
+		}
+		m.mu.Unlock()
+		bw := bufio.NewWriter(w)
+		last := ""
+		sc := bufio.NewScanner(&raw)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if name := familyOf(line); name != last && name != "" {
+				last = name
+				f, ok := families[name]
+				if !ok {
+					f, ok = extra[name]
+				}
+				if ok {
+					fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s %s\n", name, f.help, name, f.kind)
+				}
+			}
+			bw.WriteString(line)
+			bw.WriteByte('\n')
+		}
+		bw.Flush()
+	})
+}
+
+// familyOf is the family a series line belongs to: its name without
+// labels and without a histogram's _bucket, _sum or _count.
+func familyOf(line string) string {
+	if line == "" || line[0] == '#' {
+		return ""
+	}
+	name := line
+	if i := strings.IndexAny(name, "{ "); i >= 0 {
+		name = name[:i]
+	}
+	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+		if base, ok := strings.CutSuffix(name, suffix); ok {
+			if f, known := families[base]; known && f.kind == "histogram" {
+				return base
+			}
+		}
+	}
+	return name
 }
 
 // Gauge registers a gauge whose value is read from fn at each scrape, such
@@ -108,7 +129,53 @@ func (m *Metrics) Gauge(name, help string, fn func() float64) error {
 	if m == nil {
 		return nil
 	}
-	return m.reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
+	if err := vm.ValidateMetric(name); err != nil {
+		return fmt.Errorf("metrics: gauge %q: %w", name, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.names[name] {
+		return fmt.Errorf("metrics: gauge %q is already registered", name)
+	}
+	m.names[name] = true
+	m.help[name] = family{help: help, kind: "gauge"}
+	m.set.NewGauge(name, fn)
+	return nil
+}
+
+// series names one series of a family with its labels, as
+// `name{k="v",...}`; values are escaped as the exposition format wants.
+// Callers give labels in alphabetical order, as the Prometheus client
+// wrote them, so queries and dashboards see the same series.
+func series(name string, labels ...string) string {
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteByte('{')
+	for i := 0; i+1 < len(labels); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(labels[i])
+		b.WriteString(`="`)
+		b.WriteString(labelEscaper.Replace(labels[i+1]))
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+func (m *Metrics) counter(name string, labels ...string) *vm.Counter {
+	return m.set.GetOrCreateCounter(series(name, labels...))
+}
+
+func (m *Metrics) histogram(name string, labels ...string) *vm.PrometheusHistogram {
+	id := name
+	if len(labels) > 0 {
+		id = series(name, labels...)
+	}
+	return m.set.GetOrCreatePrometheusHistogramExt(id, families[name].buckets)
 }
 
 // RunStarted counts a run this node begins executing; continued says it
@@ -121,8 +188,8 @@ func (m *Metrics) RunStarted(mode string, continued bool) {
 	if continued {
 		kind = "continued"
 	}
-	m.runsStarted.WithLabelValues(mode, kind).Inc()
-	m.runsRunning.WithLabelValues(mode).Inc()
+	m.counter("sova_runs_started_total", "kind", kind, "mode", mode).Inc()
+	m.set.GetOrCreateGauge(series("sova_runs_running", "mode", mode), nil).Inc()
 }
 
 // RunFinished counts a run this node stopped executing, with its outcome.
@@ -130,8 +197,8 @@ func (m *Metrics) RunFinished(mode, outcome string) {
 	if m == nil {
 		return
 	}
-	m.runsFinished.WithLabelValues(mode, outcome).Inc()
-	m.runsRunning.WithLabelValues(mode).Dec()
+	m.counter("sova_runs_finished_total", "mode", mode, "outcome", outcome).Inc()
+	m.set.GetOrCreateGauge(series("sova_runs_running", "mode", mode), nil).Dec()
 }
 
 // ModelCall records one chat-completion call: its model, time, the tokens
@@ -140,13 +207,13 @@ func (m *Metrics) ModelCall(model string, d time.Duration, promptTokens, complet
 	if m == nil {
 		return
 	}
-	m.modelCalls.WithLabelValues(model, outcome(failed)).Inc()
-	m.modelDuration.WithLabelValues(model).Observe(d.Seconds())
+	m.counter("sova_model_calls_total", "model", model, "outcome", outcome(failed)).Inc()
+	m.histogram("sova_model_call_duration_seconds", "model", model).Update(d.Seconds())
 	if promptTokens > 0 {
-		m.modelTokens.WithLabelValues(model, "prompt").Add(float64(promptTokens))
+		m.counter("sova_model_tokens_total", "kind", "prompt", "model", model).Add(promptTokens)
 	}
 	if completionTokens > 0 {
-		m.modelTokens.WithLabelValues(model, "completion").Add(float64(completionTokens))
+		m.counter("sova_model_tokens_total", "kind", "completion", "model", model).Add(completionTokens)
 	}
 }
 
@@ -155,8 +222,8 @@ func (m *Metrics) SearchCall(provider string, d time.Duration, failed bool) {
 	if m == nil {
 		return
 	}
-	m.searchCalls.WithLabelValues(provider, outcome(failed)).Inc()
-	m.searchDuration.WithLabelValues(provider).Observe(d.Seconds())
+	m.counter("sova_search_calls_total", "outcome", outcome(failed), "provider", provider).Inc()
+	m.histogram("sova_search_call_duration_seconds", "provider", provider).Update(d.Seconds())
 }
 
 // PageRead records one page fetched (and extracted).
@@ -164,8 +231,8 @@ func (m *Metrics) PageRead(d time.Duration, failed bool) {
 	if m == nil {
 		return
 	}
-	m.pageReads.WithLabelValues(outcome(failed)).Inc()
-	m.pageDuration.Observe(d.Seconds())
+	m.counter("sova_page_reads_total", "outcome", outcome(failed)).Inc()
+	m.histogram("sova_page_read_duration_seconds").Update(d.Seconds())
 }
 
 func outcome(failed bool) string {

@@ -26,6 +26,7 @@ func TestSeries(t *testing.T) {
 	m.ModelCall("gpt", time.Second, 0, 0, true)
 	m.SearchCall("brave", 200*time.Millisecond, true)
 	m.RunStarted("search", true)
+	m.ModelCall(`q"x\y`, time.Second, 0, 0, false) // a model name the exposition format must escape
 	if err := m.Gauge("sova_test_depth", "depth", func() float64 { return 7 }); err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +47,12 @@ func TestSeries(t *testing.T) {
 		`sova_runs_started_total{kind="continued",mode="search"} 1`,
 		`sova_runs_running{mode="search"} 1`,
 		`sova_test_depth 7`,
+		"# TYPE sova_model_call_duration_seconds histogram",
+		"# HELP sova_runs_running Runs executing on this node now, by mode.",
+		"# TYPE sova_test_depth gauge",
+		`sova_model_calls_total{model="q\"x\\y",outcome="ok"} 1`,
+		"go_goroutines ",
+		"process_resident_memory_bytes ",
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("missing %s", want)
