@@ -50,12 +50,24 @@ func chromiumPath() string {
 	return ""
 }
 
-// newBrowser starts a headless Chromium for the test, or skips it.
-func newBrowser(t *testing.T) context.Context {
-	t.Helper()
-	path := chromiumPath()
-	if path == "" {
-		t.Skip("chromium is not installed (Debian: apt-get install chromium); the UI tests drive a real headless browser")
+// sharedChromium is the one Chromium process the package's browser tests
+// share: starting one per test cost about a second each of a 2-core
+// machine's time. Each test still gets a profile of its own (newBrowser).
+// It is the package's only mutable global, for tests only; TestMain stops
+// the process.
+var sharedChromium struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel func()
+	dir    string
+	err    error
+}
+
+func startChromium(path string) {
+	sc := &sharedChromium
+	sc.dir, sc.err = os.MkdirTemp("", "sova-chromium-")
+	if sc.err != nil {
+		return
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
@@ -67,7 +79,7 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(sc.dir),
 		chromedp.WindowSize(1280, 860),
 	}
 	if os.Geteuid() == 0 {
@@ -75,12 +87,41 @@ func newBrowser(t *testing.T) context.Context {
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
-	t.Cleanup(func() {
+	sc.ctx = bctx
+	sc.cancel = func() {
 		cancelBrowser()
 		cancelAlloc()
-	})
+		_ = os.RemoveAll(sc.dir)
+	}
 	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("starting chromium at %s: %v", path, err)
+		sc.err = fmt.Errorf("starting chromium at %s: %w", path, err)
+	}
+}
+
+// stopChromium ends the shared Chromium, if a test started it.
+func stopChromium() {
+	if sharedChromium.cancel != nil {
+		sharedChromium.cancel()
+	}
+}
+
+// newBrowser gives the test a browser of its own, or skips it: a new
+// browser context (cookies, storage, cache and permissions of its own, as
+// a fresh profile) in the shared Chromium, disposed of when the test ends.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path := chromiumPath()
+	if path == "" {
+		t.Skip("chromium is not installed (Debian: apt-get install chromium); the UI tests drive a real headless browser")
+	}
+	sharedChromium.once.Do(func() { startChromium(path) })
+	if sharedChromium.err != nil {
+		t.Fatal(sharedChromium.err)
+	}
+	bctx, cancel := chromedp.NewContext(sharedChromium.ctx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("opening a browser context: %v", err)
 	}
 	return bctx
 }
