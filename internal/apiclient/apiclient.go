@@ -1,7 +1,7 @@
 // Package apiclient sends requests to the third-party HTTP APIs behind
-// Sova's provider-backed tools: the search groups (internal/academic,
-// internal/youtube, internal/reddit) and the data tools (internal/markets,
-// internal/coins, internal/weather, internal/places).
+// Sova's provider-backed tools: the search groups (internal/provider/academic,
+// internal/provider/youtube, internal/provider/reddit) and the data tools (internal/provider/markets,
+// internal/provider/coins, internal/provider/weather, internal/provider/places).
 //
 // A Client bounds every call by a timeout, reads at most MaxBytes of an
 // answer, optionally waits its turn on a rate limiter, retries a 5xx answer

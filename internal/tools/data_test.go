@@ -10,11 +10,11 @@ import (
 
 	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/apiclient/apitest"
-	"github.com/sova-ai/sova/internal/coins"
-	"github.com/sova-ai/sova/internal/markets"
-	"github.com/sova-ai/sova/internal/places"
+	"github.com/sova-ai/sova/internal/provider/coins"
+	"github.com/sova-ai/sova/internal/provider/markets"
+	"github.com/sova-ai/sova/internal/provider/places"
+	"github.com/sova-ai/sova/internal/provider/weather"
 	"github.com/sova-ai/sova/internal/tools"
-	"github.com/sova-ai/sova/internal/weather"
 )
 
 // fixtureOf reads a provider package's test fixture.
