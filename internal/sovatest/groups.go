@@ -261,7 +261,7 @@ var tavilyCodeAnswer = mustJSON(map[string]any{
 // fixture reads a provider package's test fixture.
 func fixture(pkg, name string) string {
 	_, file, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", pkg, "testdata", name))
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "provider", pkg, "testdata", name))
 	if err != nil {
 		panic(fmt.Sprintf("sovatest: fixture %s/%s: %v", pkg, name, err))
 	}

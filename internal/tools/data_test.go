@@ -20,7 +20,7 @@ import (
 // fixtureOf reads a provider package's test fixture.
 func fixtureOf(t *testing.T, pkg, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", pkg, "testdata", name))
+	b, err := os.ReadFile(filepath.Join("..", "provider", pkg, "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
