@@ -2,14 +2,12 @@ package apiclient_test
 
 import (
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sova-ai/sova/internal/apiclient"
+	"github.com/sova-ai/sova/internal/apiclient/apitest"
 	"github.com/sova-ai/sova/internal/egress"
 )
 
@@ -17,19 +15,14 @@ import (
 // asked a few times, then every call fails at once with an error that
 // names the provider and says it is paused.
 func TestBreakerStopsAskingADeadProvider(t *testing.T) {
-	var hits atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		http.Error(w, "down", http.StatusBadGateway)
-	}))
-	defer srv.Close()
+	srv := apitest.New(t, apitest.Always(apitest.Reply{Status: 502, Body: "down"}))
 	c := apiclient.New(apiclient.Options{Provider: "openalex", HTTPClient: srv.Client(), RetryBackoff: time.Millisecond})
 	var err error
 	start := time.Now()
 	for range 100 {
 		_, err = c.Get(t.Context(), srv.URL+"/works", nil)
 	}
-	if n := hits.Load(); n > int64(egress.DefaultBreakerFailures)+1 {
+	if n := len(srv.Requests()); n > egress.DefaultBreakerFailures+1 {
 		t.Errorf("100 calls sent %d requests, want at most %d", n, egress.DefaultBreakerFailures+1)
 	}
 	if !errors.Is(err, egress.ErrOpen) || !strings.HasPrefix(err.Error(), "openalex: ") || strings.Contains(err.Error(), srv.URL) {

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sova-ai/sova/internal/apiclient/apitest"
 )
 
 // TestSearchProviderDownIsNotHammered: with the web search provider
@@ -17,17 +17,12 @@ import (
 // once) instead of hundreds, and the run ends with an error that names
 // the search provider.
 func TestSearchProviderDownIsNotHammered(t *testing.T) {
-	var hits atomic.Int64
-	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		http.Error(w, "upstream unavailable", http.StatusServiceUnavailable)
-	}))
-	defer down.Close()
+	down := apitest.New(t, apitest.Always(apitest.Reply{Status: http.StatusServiceUnavailable, Body: "upstream unavailable"}))
 	for _, group := range []string{"deep_research", "search", "extreme"} {
 		// A fresh server each: the breaker remembers the provider for
 		// the life of the process.
 		e := newEnv(t, map[string]string{"SOVA_SEARXNG_URL": down.URL})
-		hits.Store(0)
+		before := len(down.Requests())
 		start := time.Now()
 		resp := e.post(t, "/api/search", `{"id":"c-`+group+`","group":"`+group+`","messages":[{"id":"m1","role":"user","parts":[{"type":"text","text":"How did presidents describe the economy in the 1930s?"}]}]}`)
 		body, _ := io.ReadAll(resp.Body)
@@ -39,7 +34,7 @@ func TestSearchProviderDownIsNotHammered(t *testing.T) {
 				errText, _ = c["errorText"].(string)
 			}
 		}
-		n := hits.Load()
+		n := len(down.Requests()) - before
 		t.Logf("%s: %d requests to the search provider, %s, error %q", group, n, time.Since(start).Round(time.Millisecond), errText)
 		if n > 12 {
 			t.Errorf("%s: the search provider was asked %d times, want at most 12", group, n)
