@@ -1,7 +1,7 @@
 // Package apiclient sends requests to the third-party HTTP APIs behind
-// Sova's provider-backed tools: the search groups (internal/academic,
-// internal/youtube, internal/reddit) and the data tools (internal/markets,
-// internal/coins, internal/weather, internal/places).
+// Sova's provider-backed tools: the search groups (internal/provider/academic,
+// internal/provider/youtube, internal/provider/reddit) and the data tools (internal/provider/markets,
+// internal/provider/coins, internal/provider/weather, internal/provider/places).
 //
 // A Client bounds every call by a timeout, reads at most MaxBytes of an
 // answer, optionally waits its turn on a rate limiter, retries a 5xx answer
@@ -162,6 +162,12 @@ type Options struct {
 	// Hint, when set, adds advice to the error of a non-2xx answer
 	// ("check the API key"); "" adds none.
 	Hint func(status int) string
+	// Breaker remembers failures of the provider (5xx, 429, no answer)
+	// across calls: after a few in a row every call fails at once for a
+	// cool-down, so that a run whose provider is down does not ask it
+	// again and again. nil means one of the client's own with egress's
+	// defaults.
+	Breaker *egress.Breaker
 }
 
 // Client calls one provider's API. It is safe for concurrent use.
@@ -202,6 +208,9 @@ func New(opts Options) *Client {
 		hc = egress.NewClient(egress.Config{Policy: egress.Policy{Allow: egress.Hosts(opts.Bases...)}, Timeout: max(opts.Timeout, -1)})
 	}
 	opts.HTTPClient = hc
+	if opts.Breaker == nil {
+		opts.Breaker = egress.NewBreaker(egress.BreakerConfig{})
+	}
 	return &Client{opts: opts, http: hc}
 }
 
@@ -285,17 +294,27 @@ func (c *Client) Do(ctx context.Context, method, rawURL string, header http.Head
 		ctx, cancel = context.WithTimeout(ctx, c.opts.Timeout)
 		defer cancel()
 	}
+	br, name := c.opts.Breaker, c.opts.Provider
 	var err error
 	for attempt := 0; ; attempt++ {
+		if open := br.Allow(name); open != nil {
+			if err == nil {
+				err = c.at(c.Errorf(nil, open, "not asked"), rawURL)
+			}
+			break
+		}
 		var (
 			out   []byte
 			retry bool
 		)
 		out, retry, err = c.once(ctx, method, rawURL, header, body)
+		if ctx.Err() == nil {
+			br.Record(name, err)
+		}
 		if err == nil {
 			return out, nil
 		}
-		if !retry || attempt >= c.opts.Retries || !egress.Sleep(ctx, c.opts.RetryBackoff) {
+		if !retry || attempt >= c.opts.Retries || !br.Sleep(ctx, name, c.opts.RetryBackoff) {
 			break
 		}
 	}
@@ -591,3 +610,52 @@ func sizeText(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// FlexString decodes a JSON string; null and values of other types become
+// "" (providers send null for unknown titles, dates and authors).
+type FlexString string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *FlexString) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*f = FlexString(s)
+		return nil
+	}
+	*f = ""
+	return nil
+}
+
+// Keyed is a Client of an API that takes a key, at one base URL: the
+// shared clients of internal/provider (Exa, Tavily) are one each.
+type Keyed struct {
+	*Client
+	key  string
+	base string
+}
+
+// NewKeyed returns a Keyed client for key at base ("" means def). opts'
+// Bases and Secrets get base and key added.
+func NewKeyed(key, base, def string, opts Options) Keyed {
+	key = strings.TrimSpace(key)
+	base = strings.TrimRight(strings.TrimSpace(base), "/")
+	if base == "" {
+		base = def
+	}
+	opts.Bases = append(opts.Bases, base)
+	opts.Secrets = append(opts.Secrets, key)
+	return Keyed{Client: New(opts), key: key, base: base}
+}
+
+// HasKey reports whether there is a key; without one the API is not asked.
+func (k Keyed) HasKey() bool { return k.key != "" }
+
+// Key is the key.
+func (k Keyed) Key() string { return k.key }
+
+// Base is the base URL requests go to.
+func (k Keyed) Base() string { return k.base }

@@ -14,16 +14,16 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
-	"github.com/sova-ai/sova/internal/academic"
-	"github.com/sova-ai/sova/internal/coins"
-	"github.com/sova-ai/sova/internal/flights"
-	"github.com/sova-ai/sova/internal/markets"
-	"github.com/sova-ai/sova/internal/movies"
-	"github.com/sova-ai/sova/internal/places"
-	"github.com/sova-ai/sova/internal/reddit"
-	"github.com/sova-ai/sova/internal/weather"
-	"github.com/sova-ai/sova/internal/xai"
-	"github.com/sova-ai/sova/internal/youtube"
+	"github.com/sova-ai/sova/internal/provider/academic"
+	"github.com/sova-ai/sova/internal/provider/coins"
+	"github.com/sova-ai/sova/internal/provider/flights"
+	"github.com/sova-ai/sova/internal/provider/markets"
+	"github.com/sova-ai/sova/internal/provider/movies"
+	"github.com/sova-ai/sova/internal/provider/places"
+	"github.com/sova-ai/sova/internal/provider/reddit"
+	"github.com/sova-ai/sova/internal/provider/weather"
+	"github.com/sova-ai/sova/internal/provider/xai"
+	"github.com/sova-ai/sova/internal/provider/youtube"
 )
 
 // Config is every setting Sova reads at start-up.

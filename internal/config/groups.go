@@ -6,12 +6,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sova-ai/sova/internal/coins"
-	"github.com/sova-ai/sova/internal/flights"
-	"github.com/sova-ai/sova/internal/markets"
-	"github.com/sova-ai/sova/internal/movies"
-	"github.com/sova-ai/sova/internal/places"
-	"github.com/sova-ai/sova/internal/weather"
+	"github.com/sova-ai/sova/internal/provider/coins"
+	"github.com/sova-ai/sova/internal/provider/flights"
+	"github.com/sova-ai/sova/internal/provider/markets"
+	"github.com/sova-ai/sova/internal/provider/movies"
+	"github.com/sova-ai/sova/internal/provider/places"
+	"github.com/sova-ai/sova/internal/provider/weather"
 )
 
 // normalizeGroups tidies the settings of the search groups' providers:

@@ -1,48 +1,36 @@
 package search
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
+	"github.com/sova-ai/sova/internal/apiclient"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/sova-ai/sova/internal/errtext"
+	"github.com/sova-ai/sova/internal/provider/exa"
 )
 
 // DefaultExaURL is the Exa API base used when NewExa gets "".
-const DefaultExaURL = "https://api.exa.ai"
+const DefaultExaURL = exa.DefaultURL
 
-const (
-	// exaMaxResults is the most results one Exa search returns.
-	exaMaxResults = 100
-	// exaTextChars is how much page text Exa is asked to return with each
-	// result; it fills Result.Content and helps reranking.
-	exaTextChars = 1500
-)
+// exaTextChars is how much page text Exa is asked to return with each
+// result; it fills Result.Content and helps reranking.
+const exaTextChars = 1500
 
-// Exa queries the Exa search API (POST /search).
+// Exa is the web search through Exa's API, on the one Exa client
+// (internal/provider/exa) that the academic group shares.
 type Exa struct {
-	key    string
-	base   string
-	caller caller
+	client *exa.Client
 	now    func() time.Time
 }
 
 // NewExa returns a provider for the Exa API. baseURL "" means
-// DefaultExaURL; a nil httpClient means a fresh default client. The key is
-// sent in the x-api-key header and never appears in errors.
+// DefaultExaURL; a nil httpClient means an egress client. The key is sent
+// in the x-api-key header and never appears in errors.
 func NewExa(apiKey, baseURL string, httpClient *http.Client, opts ...Option) *Exa {
-	base := strings.TrimRight(strings.TrimSpace(baseURL), "/")
-	if base == "" {
-		base = DefaultExaURL
-	}
+	cfg := newConfig(opts)
 	return &Exa{
-		key:    strings.TrimSpace(apiKey),
-		base:   base,
-		caller: newCaller("exa", httpClient, newConfig(opts)),
+		client: exa.New(apiKey, baseURL, cfg.api(httpClient)),
 		now:    time.Now,
 	}
 }
@@ -57,83 +45,24 @@ func (e *Exa) Search(ctx context.Context, q Query) ([]Result, error) {
 	if err := q.validate(); err != nil {
 		return nil, &Error{Provider: e.Name(), Message: "invalid query", Err: err}
 	}
-	if e.key == "" {
-		return nil, &Error{Provider: e.Name(), Message: "no Exa API key is configured (set EXA_API_KEY)"}
-	}
-	req := exaRequest{
-		Query:          strings.TrimSpace(q.Text),
-		Type:           "auto",
-		NumResults:     min(q.maxResults(), exaMaxResults),
+	rs, err := e.client.Search(ctx, exa.Request{
+		Query:          q.Text,
+		NumResults:     q.maxResults(),
 		IncludeDomains: normalizeDomains(q.IncludeDomains),
 		ExcludeDomains: normalizeDomains(q.ExcludeDomains),
-		Contents:       exaContents{Text: exaText{MaxCharacters: exaTextChars}},
-	}
-	if since := timeRangeStart(q.TimeRange, e.now()); !since.IsZero() {
-		req.StartPublishedDate = since.UTC().Format(time.RFC3339)
-	}
-	payload, err := json.Marshal(req)
-	if err != nil {
-		return nil, &Error{Provider: e.Name(), Message: "cannot encode the request", Err: err}
-	}
-	newReq := func(ctx context.Context) (*http.Request, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodPost, e.base+"/search", bytes.NewReader(payload))
-		if err != nil {
-			return nil, err
-		}
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json")
-		r.Header.Set("x-api-key", e.key)
-		return r, nil
-	}
-	body, err := e.caller.do(ctx, newReq, e.statusError)
+		StartPublished: timeRangeStart(q.TimeRange, e.now()),
+		TextChars:      exaTextChars,
+	})
 	if err != nil {
 		return nil, err
 	}
-	var resp exaResponse
-	if err := json.Unmarshal(body, &resp); err != nil {
-		return nil, &Error{
-			Provider: e.Name(),
-			Message:  fmt.Sprintf("the answer is not valid JSON; it starts with %q", errtext.Scrub(redact(snippet(body), e.key), e.base)),
-			Addr:     e.base,
-			Err:      err,
-		}
-	}
-	return e.results(resp, q), nil
-}
-
-func (e *Exa) statusError(status int, body []byte) *Error {
-	msg := "the service answered " + statusText(status)
-	var eb struct {
-		Error string `json:"error"`
-		Tag   string `json:"tag"`
-	}
-	detail := snippet(body)
-	if json.Unmarshal(body, &eb) == nil && eb.Error != "" {
-		detail = strings.TrimSpace(eb.Error)
-		if eb.Tag != "" {
-			detail += " (" + eb.Tag + ")"
-		}
-	}
-	if detail != "" {
-		msg += ": " + redact(detail, e.key)
-	}
-	switch status {
-	case http.StatusUnauthorized, http.StatusForbidden:
-		msg += " (check EXA_API_KEY)"
-	case http.StatusPaymentRequired:
-		msg += " (the Exa account has no credits left)"
-	}
-	return &Error{Message: msg}
-}
-
-func (e *Exa) results(resp exaResponse, q Query) []Result {
 	limit := q.maxResults()
-	out := make([]Result, 0, min(limit, len(resp.Results)))
-	for _, r := range resp.Results {
+	out := make([]Result, 0, min(limit, len(rs)))
+	for _, r := range rs {
 		if len(out) == limit {
 			break
 		}
-		u := strings.TrimSpace(r.URL)
+		u := strings.TrimSpace(string(r.URL))
 		if u == "" {
 			continue
 		}
@@ -161,45 +90,21 @@ func (e *Exa) results(resp exaResponse, q Query) []Result {
 		}
 		out = append(out, res)
 	}
-	return out
+	return out, nil
 }
 
-type exaRequest struct {
-	Query              string      `json:"query"`
-	Type               string      `json:"type"`
-	NumResults         int         `json:"numResults"`
-	IncludeDomains     []string    `json:"includeDomains,omitempty"`
-	ExcludeDomains     []string    `json:"excludeDomains,omitempty"`
-	StartPublishedDate string      `json:"startPublishedDate,omitempty"`
-	Contents           exaContents `json:"contents"`
-}
-
-type exaContents struct {
-	Text exaText `json:"text"`
-}
-
-type exaText struct {
-	MaxCharacters int `json:"maxCharacters"`
-}
-
-// exaResponse is the part of Exa's /search answer that is used.
-type exaResponse struct {
-	RequestID string      `json:"requestId"`
-	Results   []exaResult `json:"results"`
-}
-
-type exaResult struct {
-	ID            string     `json:"id"`
-	URL           string     `json:"url"`
-	Title         flexString `json:"title"`
-	PublishedDate flexString `json:"publishedDate"`
-	Author        flexString `json:"author"`
-	Score         float64    `json:"score"`
-	Image         flexString `json:"image"`
-	Favicon       flexString `json:"favicon"`
-	Text          flexString `json:"text"`
-	Summary       flexString `json:"summary"`
-	Highlights    []string   `json:"highlights"`
+// api turns the search options into those of the shared provider
+// clients: no timeout of the provider's own is apiclient's negative one,
+// no backoff (retry at once) a nanosecond's (0 is its default).
+func (c config) api(hc *http.Client) apiclient.Options {
+	o := apiclient.Options{HTTPClient: hc, Timeout: c.timeout, RetryBackoff: c.backoff, UserAgent: c.userAgent}
+	if o.Timeout <= 0 {
+		o.Timeout = -1
+	}
+	if o.RetryBackoff <= 0 {
+		o.RetryBackoff = time.Nanosecond
+	}
+	return o
 }
 
 // timeRangeStart returns the earliest publication time a time range

@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"errors"
+	"github.com/sova-ai/sova/internal/apiclient"
 	"net/http"
 	"reflect"
 	"strings"
@@ -150,9 +151,9 @@ func TestExaErrors(t *testing.T) {
 			wantIn: []string{"HTTP 402", "no credits left"},
 		},
 		{
-			name:     "429 retried once",
+			name:     "429 not retried (the chain moves on)",
 			replies:  []reply{{status: 429, body: `{"requestId":"abc","error":"Rate limit exceeded","tag":"RATE_LIMIT_EXCEEDED"}`, header: map[string]string{"Retry-After": "0"}}},
-			wantHits: 2, status: 429,
+			wantHits: 1, status: 429,
 			wantIn: []string{"HTTP 429", "Rate limit exceeded"},
 		},
 		{
@@ -189,9 +190,9 @@ func TestExaErrors(t *testing.T) {
 					t.Errorf("error %q does not contain %q", err, s)
 				}
 			}
-			var pe *Error
+			var pe *apiclient.Error
 			if !errors.As(err, &pe) || pe.Status != tt.status {
-				t.Errorf("error %#v: want *Error with status %d", err, tt.status)
+				t.Errorf("error %#v: want *apiclient.Error with status %d", err, tt.status)
 			}
 			if n := len(srv.requests()); n != tt.wantHits {
 				t.Errorf("requests = %d, want %d", n, tt.wantHits)
@@ -205,8 +206,8 @@ func TestExaNoKey(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "EXA_API_KEY") {
 		t.Fatalf("err = %v", err)
 	}
-	if p := NewExa("k", "", nil); p.base != DefaultExaURL {
-		t.Errorf("base = %q", p.base)
+	if p := NewExa("k", "", nil); p.client.Base() != DefaultExaURL {
+		t.Errorf("base = %q", p.client.Base())
 	}
 }
 

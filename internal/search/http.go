@@ -19,13 +19,17 @@ type caller struct {
 	provider string
 	client   *http.Client
 	cfg      config
+	// breaker remembers the provider's failures across calls: with the
+	// provider down, a run's dozens of searches fail at once after the
+	// first few instead of each being sent and retried.
+	breaker *egress.Breaker
 }
 
 func newCaller(provider string, client *http.Client, cfg config) caller {
 	if client == nil {
 		client = &http.Client{}
 	}
-	return caller{provider: provider, client: client, cfg: cfg}
+	return caller{provider: provider, client: client, cfg: cfg, breaker: egress.NewBreaker(egress.BreakerConfig{})}
 }
 
 // statusErrorFunc describes a non-2xx answer. The caller fills in Provider
@@ -61,6 +65,12 @@ func (c caller) doStatus(ctx context.Context, newReq func(context.Context) (*htt
 	}
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
+		if open := c.breaker.Allow(c.provider); open != nil {
+			if err == nil {
+				err = &Error{Provider: c.provider, Message: "not asked", Err: open}
+			}
+			break
+		}
 		var (
 			body   []byte
 			status int
@@ -68,10 +78,13 @@ func (c caller) doStatus(ctx context.Context, newReq func(context.Context) (*htt
 			retry  bool
 		)
 		body, status, wait, retry, err = c.once(ctx, build, statusErr)
+		if ctx.Err() == nil {
+			c.breaker.Record(c.provider, err)
+		}
 		if err == nil {
 			return body, status, nil
 		}
-		if !retry || attempt == 1 || !egress.Sleep(ctx, wait) {
+		if !retry || attempt == 1 || !c.breaker.Sleep(ctx, c.provider, wait) {
 			break
 		}
 	}

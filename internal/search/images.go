@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sova-ai/sova/internal/errtext"
+	"github.com/sova-ai/sova/internal/provider/tavily"
 )
 
 // Image is an image found for a query (seed 000 §3.1's images: {url,
@@ -141,43 +142,17 @@ func (t *Tavily) SearchImages(ctx context.Context, q Query) ([]Image, error) {
 	if err := q.validate(); err != nil {
 		return nil, &Error{Provider: t.Name(), Message: "invalid query", Err: err}
 	}
-	if t.key == "" {
-		return nil, &Error{Provider: t.Name(), Message: "no Tavily API key is configured"}
-	}
-	payload, err := json.Marshal(map[string]any{
-		"query": strings.TrimSpace(q.Text), "max_results": 1, "search_depth": "basic", "topic": "general",
-		"include_images": true, "include_image_descriptions": true,
+	resp, err := t.client.Search(ctx, tavily.Request{
+		Query: q.Text, MaxResults: 1, SearchDepth: "basic",
+		IncludeImages: true, IncludeImageDescriptions: true,
 	})
-	if err != nil {
-		return nil, &Error{Provider: t.Name(), Message: "cannot encode the request", Err: err}
-	}
-	body, err := t.post(ctx, payload)
 	if err != nil {
 		return nil, err
 	}
-	var resp struct {
-		Images []json.RawMessage `json:"images"`
-	}
-	if err := json.Unmarshal(body, &resp); err != nil {
-		return nil, &Error{Provider: t.Name(), Message: fmt.Sprintf("the images answer is not valid JSON; it starts with %q",
-			errtext.Scrub(t.redact(snippet(body)), t.base)), Addr: t.base, Err: err}
-	}
 	var out []Image
-	for _, raw := range resp.Images {
+	for _, img := range resp.Images {
 		if len(out) == q.maxResults() {
 			break
-		}
-		// An entry is a URL, or {"url","description"} with descriptions.
-		var img struct {
-			URL         string `json:"url"`
-			Description string `json:"description"`
-		}
-		if json.Unmarshal(raw, &img) != nil {
-			var s string
-			if json.Unmarshal(raw, &s) != nil {
-				continue
-			}
-			img.URL = s
 		}
 		if u := strings.TrimSpace(img.URL); httpURL(u) {
 			out = append(out, Image{URL: u, Description: strings.TrimSpace(img.Description)})

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sova-ai/sova/internal/egress"
 	"strings"
 	"time"
 )
@@ -183,6 +184,12 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes an answer's error match its egress kind (errors.Is(err,
+// egress.ErrTransient) for a 5xx), which the provider's breaker counts.
+func (e *Error) Is(target error) bool {
+	return e.Status != 0 && target == egress.KindOfStatus(e.Status)
+}
 
 // Private is where the provider was asked, for the log.
 func (e *Error) Private() string {

@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"errors"
+	"github.com/sova-ai/sova/internal/apiclient"
 	"net/http"
 	"reflect"
 	"strings"
@@ -154,14 +155,14 @@ func TestTavilyErrors(t *testing.T) {
 			name:     "401 invalid key",
 			replies:  []reply{{status: 401, body: `{"detail":{"error":"Unauthorized: missing or invalid API key."}}`}},
 			wantHits: 1,
-			wantIn:   []string{"tavily:", "HTTP 401", "Unauthorized: missing or invalid API key.", "check the Tavily API key"},
+			wantIn:   []string{"tavily:", "HTTP 401", "Unauthorized: missing or invalid API key.", "check TAVILY_API_KEY"},
 			status:   401,
 		},
 		{
-			name: "429 retried once then reported",
+			name: "429 not retried (the chain moves on)",
 			replies: []reply{{status: 429, body: `{"detail":{"error":"Your request has been blocked due to excessive requests. Please reduce rate of requests."}}`,
 				header: map[string]string{"Retry-After": "0"}}},
-			wantHits: 2,
+			wantHits: 1,
 			wantIn:   []string{"HTTP 429", "Please reduce rate of requests."},
 			status:   429,
 		},
@@ -223,9 +224,9 @@ func TestTavilyErrors(t *testing.T) {
 					t.Errorf("error %q does not contain %q", msg, s)
 				}
 			}
-			var pe *Error
+			var pe *apiclient.Error
 			if !errors.As(err, &pe) || pe.Status != tt.status {
-				t.Errorf("error %#v: want *Error with status %d", err, tt.status)
+				t.Errorf("error %#v: want *apiclient.Error with status %d", err, tt.status)
 			}
 			if n := len(srv.requests()); n != tt.wantHits {
 				t.Errorf("requests = %d, want %d", n, tt.wantHits)
@@ -242,7 +243,7 @@ func TestTavilyNoKey(t *testing.T) {
 }
 
 func TestTavilyDefaultBase(t *testing.T) {
-	if p := NewTavily(tavilyKey, "", nil); p.base != DefaultTavilyURL {
-		t.Errorf("base = %q, want %q", p.base, DefaultTavilyURL)
+	if p := NewTavily(tavilyKey, "", nil); p.client.Base() != DefaultTavilyURL {
+		t.Errorf("base = %q, want %q", p.client.Base(), DefaultTavilyURL)
 	}
 }

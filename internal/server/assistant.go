@@ -58,7 +58,7 @@ func (s *Server) supervise(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	res, err := s.opt.Assistant.Supervise(r.Context(), req)
 	if err != nil {
-		s.assistantError(w, err)
+		s.assistantError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
@@ -215,13 +215,8 @@ func (s *Server) task(ctx context.Context, user, id string) (*taskView, error) {
 	return v, nil
 }
 
-func (s *Server) assistantError(w http.ResponseWriter, err error) {
-	if errors.Is(err, sova.ErrInvalid) {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", err.Error())
-		return
-	}
-	s.opt.Logger.Error("assistant request failed", "err", err)
-	writeError(w, http.StatusBadGateway, "server_error", "agent_failed", "the agent failed: "+err.Error())
+func (s *Server) assistantError(w http.ResponseWriter, r *http.Request, err error) {
+	s.upstreamFailure(w, r, err, "agent_failed", "the agent")
 }
 
 // mcpServerInfo is a server as the API shows it: header values stay

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -49,6 +50,35 @@ func (s *Server) failure(w http.ResponseWriter, r *http.Request, err error, what
 		return
 	}
 	writeError(w, status, typ, code, msg)
+}
+
+// upstreamFailure answers a failure of a service the request needed (the
+// model endpoint behind a run or the assistant, the voice service): the
+// kinds the one mapping knows answer as failure says (a cancelled request
+// is a 499, never a 5xx); anything else is a 502 whose text says what
+// failed, scrubbed of addresses, and is logged whole.
+func (s *Server) upstreamFailure(w http.ResponseWriter, r *http.Request, err error, code, what string) {
+	var ctx context.Context = context.Background()
+	if r != nil {
+		ctx = r.Context()
+	}
+	if status, _, _, _ := classify(ctx, err); status != 0 {
+		s.failure(w, r, err, what)
+		return
+	}
+	text := publicText(err)
+	var (
+		ue *url.Error
+		oe *net.OpError
+	)
+	if errors.As(err, &ue) || errors.As(err, &oe) {
+		// A raw network failure's text is Go's ("dial tcp …"): say it
+		// in words instead.
+		text = errtext.Network(err)
+	}
+	id := errorID()
+	s.opt.Logger.Error(what+" failed", "error_id", id, "err", err)
+	writeError(w, http.StatusBadGateway, "server_error", code, what+" failed: "+text+" (error id "+id+")")
 }
 
 // classify returns the answer to err, or status 0 for an internal failure

@@ -83,7 +83,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if out.Err != nil {
-			writeError(w, http.StatusBadGateway, "server_error", "run_failed", out.Err.Error())
+			s.upstreamFailure(w, r, out.Err, "run_failed", "the run")
 			return
 		}
 		writeJSON(w, http.StatusOK, wire.Completion(id, prep.RunID, created, out.Result.Text, out.Result.FinishReason, out.Usage))
@@ -132,7 +132,7 @@ func (s *Server) handedOffCompletion(w http.ResponseWriter, r *http.Request, pre
 		writeError(w, http.StatusServiceUnavailable, "server_error", "run_moved",
 			(&run.MovedError{RunID: prep.RunID}).Error())
 	case ans.Err != nil:
-		writeError(w, http.StatusBadGateway, "server_error", "run_failed", ans.Err.Error())
+		s.upstreamFailure(w, r, ans.Err, "run_failed", "the run")
 	default:
 		writeJSON(w, http.StatusOK, wire.Completion(id, prep.RunID, created, ans.Text, ans.FinishReason, ans.Usage.Usage))
 	}

@@ -59,8 +59,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 	}
 	text, err := s.opt.Voice.Transcribe(r.Context(), hdr.Filename, ct, f)
 	if err != nil {
-		s.opt.Logger.Error("transcription failed", "err", err)
-		writeError(w, http.StatusBadGateway, "server_error", "transcription_failed", err.Error())
+		s.upstreamFailure(w, r, err, "transcription_failed", "the transcription")
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"text": text})
@@ -83,8 +82,7 @@ func (s *Server) speak(w http.ResponseWriter, r *http.Request) {
 	}
 	audio, ct, err := s.opt.Voice.Speak(r.Context(), in.Text)
 	if err != nil {
-		s.opt.Logger.Error("speech failed", "err", err)
-		writeError(w, http.StatusBadGateway, "server_error", "speech_failed", err.Error())
+		s.upstreamFailure(w, r, err, "speech_failed", "the speech")
 		return
 	}
 	defer audio.Close()

@@ -21,7 +21,7 @@ import (
 
 // Providers is one local server standing in for the search groups'
 // providers, each under its own path prefix and speaking its wire format
-// with the fixtures of the provider packages (internal/academic/testdata,
+// with the fixtures of the provider packages (internal/provider/academic/testdata,
 // …): OpenAlex (/openalex/works), arXiv (/arxiv/api/query, Atom),
 // Invidious (/invidious/api/v1/search, /invidious/api/v1/captions/{id},
 // WebVTT), Reddit (/reddit/search.json, /reddit/r/{sub}/search.json,
@@ -261,7 +261,7 @@ var tavilyCodeAnswer = mustJSON(map[string]any{
 // fixture reads a provider package's test fixture.
 func fixture(pkg, name string) string {
 	_, file, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", pkg, "testdata", name))
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "provider", pkg, "testdata", name))
 	if err != nil {
 		panic(fmt.Sprintf("sovatest: fixture %s/%s: %v", pkg, name, err))
 	}

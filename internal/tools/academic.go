@@ -8,8 +8,8 @@ import (
 
 	"github.com/sova-ai/sova"
 
-	"github.com/sova-ai/sova/internal/academic"
 	"github.com/sova-ai/sova/internal/agent"
+	"github.com/sova-ai/sova/internal/provider/academic"
 )
 
 // AcademicSearchName is the academic group's paper search (seed 000 §3.2).

@@ -12,7 +12,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/agent"
-	"github.com/sova-ai/sova/internal/coins"
+	"github.com/sova-ai/sova/internal/provider/coins"
 )
 
 // The crypto group's tools (seed 000 §4.4).

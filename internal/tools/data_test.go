@@ -10,17 +10,17 @@ import (
 
 	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/apiclient/apitest"
-	"github.com/sova-ai/sova/internal/coins"
-	"github.com/sova-ai/sova/internal/markets"
-	"github.com/sova-ai/sova/internal/places"
+	"github.com/sova-ai/sova/internal/provider/coins"
+	"github.com/sova-ai/sova/internal/provider/markets"
+	"github.com/sova-ai/sova/internal/provider/places"
+	"github.com/sova-ai/sova/internal/provider/weather"
 	"github.com/sova-ai/sova/internal/tools"
-	"github.com/sova-ai/sova/internal/weather"
 )
 
 // fixtureOf reads a provider package's test fixture.
 func fixtureOf(t *testing.T, pkg, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", pkg, "testdata", name))
+	b, err := os.ReadFile(filepath.Join("..", "provider", pkg, "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

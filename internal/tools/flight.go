@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sova-ai/sova/internal/agent"
-	"github.com/sova-ai/sova/internal/flights"
+	"github.com/sova-ai/sova/internal/provider/flights"
 )
 
 // TrackFlightName is the web group's flight status tool (seed 000 §1.2).

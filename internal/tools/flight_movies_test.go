@@ -9,8 +9,8 @@ import (
 
 	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/apiclient/apitest"
-	"github.com/sova-ai/sova/internal/flights"
-	"github.com/sova-ai/sova/internal/movies"
+	"github.com/sova-ai/sova/internal/provider/flights"
+	"github.com/sova-ai/sova/internal/provider/movies"
 	"github.com/sova-ai/sova/internal/tools"
 )
 

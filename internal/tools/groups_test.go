@@ -12,19 +12,19 @@ import (
 
 	"github.com/sova-ai/sova"
 
-	"github.com/sova-ai/sova/internal/academic"
 	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
-	"github.com/sova-ai/sova/internal/reddit"
+	"github.com/sova-ai/sova/internal/provider/academic"
+	"github.com/sova-ai/sova/internal/provider/reddit"
+	"github.com/sova-ai/sova/internal/provider/xai"
+	"github.com/sova-ai/sova/internal/provider/youtube"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/sovatest"
 	"github.com/sova-ai/sova/internal/tools"
-	"github.com/sova-ai/sova/internal/xai"
-	"github.com/sova-ai/sova/internal/youtube"
 )
 
 // groupProviders are real provider clients pointed at the fakes.

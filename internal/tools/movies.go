@@ -9,7 +9,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/agent"
-	"github.com/sova-ai/sova/internal/movies"
+	"github.com/sova-ai/sova/internal/provider/movies"
 )
 
 // MovieOrTVSearchName is the web group's film and series tool (seed 000

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sova-ai/sova/internal/agent"
-	"github.com/sova-ai/sova/internal/places"
+	"github.com/sova-ai/sova/internal/provider/places"
 )
 
 // NearbyPlacesSearchName is the web group's places tool (seed 000 §1.2).

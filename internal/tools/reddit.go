@@ -10,7 +10,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/agent"
-	"github.com/sova-ai/sova/internal/reddit"
+	"github.com/sova-ai/sova/internal/provider/reddit"
 )
 
 // RedditSearchName is the reddit group's search (seed 000 §3.3).

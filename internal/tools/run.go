@@ -9,21 +9,21 @@ import (
 
 	"github.com/sova-ai/sova"
 
-	"github.com/sova-ai/sova/internal/academic"
-	"github.com/sova-ai/sova/internal/coins"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
-	"github.com/sova-ai/sova/internal/flights"
 	"github.com/sova-ai/sova/internal/llm"
-	"github.com/sova-ai/sova/internal/markets"
-	"github.com/sova-ai/sova/internal/movies"
-	"github.com/sova-ai/sova/internal/places"
-	"github.com/sova-ai/sova/internal/reddit"
+	"github.com/sova-ai/sova/internal/provider/academic"
+	"github.com/sova-ai/sova/internal/provider/coins"
+	"github.com/sova-ai/sova/internal/provider/flights"
+	"github.com/sova-ai/sova/internal/provider/markets"
+	"github.com/sova-ai/sova/internal/provider/movies"
+	"github.com/sova-ai/sova/internal/provider/places"
+	"github.com/sova-ai/sova/internal/provider/reddit"
+	"github.com/sova-ai/sova/internal/provider/weather"
+	"github.com/sova-ai/sova/internal/provider/xai"
+	"github.com/sova-ai/sova/internal/provider/youtube"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/spaces"
-	"github.com/sova-ai/sova/internal/weather"
-	"github.com/sova-ai/sova/internal/xai"
-	"github.com/sova-ai/sova/internal/youtube"
 )
 
 // PageReader reads a web page into Markdown (*fetch.Fetcher, or the web

@@ -12,7 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/sova-ai/sova/internal/agent"
-	"github.com/sova-ai/sova/internal/markets"
+	"github.com/sova-ai/sova/internal/provider/markets"
 )
 
 // StockChartName is the stocks group's chart tool (seed 000 §1.2).

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sova-ai/sova/internal/agent"
-	"github.com/sova-ai/sova/internal/weather"
+	"github.com/sova-ai/sova/internal/provider/weather"
 )
 
 // GetWeatherDataName is the web group's weather tool (seed 000 §1.2).

@@ -8,7 +8,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/agent"
-	"github.com/sova-ai/sova/internal/xai"
+	"github.com/sova-ai/sova/internal/provider/xai"
 )
 
 // XSearchName is the x group's search of posts on X (seed 000 §3.4).

@@ -10,7 +10,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/agent"
-	"github.com/sova-ai/sova/internal/youtube"
+	"github.com/sova-ai/sova/internal/provider/youtube"
 )
 
 // YouTubeSearchName is the youtube group's video search (seed 000 §4.1).

@@ -11,7 +11,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/mode"
-	"github.com/sova-ai/sova/internal/xai"
+	"github.com/sova-ai/sova/internal/provider/xai"
 )
 
 // XSearchArgs are xSearch's arguments (seed 000 §2.3).

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sova-ai/sova/internal/academic"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/provider/academic"
+	"github.com/sova-ai/sova/internal/provider/xai"
 	"github.com/sova-ai/sova/internal/sandbox"
 	"github.com/sova-ai/sova/internal/sovatest"
 	"github.com/sova-ai/sova/internal/tools"
-	"github.com/sova-ai/sova/internal/xai"
 )
 
 func spec(t *testing.T, id string) Spec {

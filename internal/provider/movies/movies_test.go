@@ -102,5 +102,5 @@ func TestSearchErrors(t *testing.T) {
 }
 
 func TestSettingsDocumented(t *testing.T) {
-	apitest.Documented(t, Config{}, "../../docs/configuration.md")
+	apitest.Documented(t, Config{}, "../../../docs/configuration.md")
 }

@@ -118,5 +118,5 @@ func TestNewWithoutKey(t *testing.T) {
 }
 
 func TestSettingsDocumented(t *testing.T) {
-	apitest.Documented(t, Config{}, "../../docs/configuration.md")
+	apitest.Documented(t, Config{}, "../../../docs/configuration.md")
 }

@@ -23,5 +23,5 @@ func TestConfigFromEnv(t *testing.T) {
 	if c.Plan() != PlanPro || c.base != DefaultProURL || c.header.Get("x-cg-pro-api-key") != testKey {
 		t.Errorf("client = %s %s %v", c.Plan(), c.base, c.header)
 	}
-	apitest.Documented(t, cfg, "../../docs/configuration.md")
+	apitest.Documented(t, cfg, "../../../docs/configuration.md")
 }

@@ -1,21 +1,20 @@
 package reddit
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"net/http"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/sova-ai/sova/internal/provider/tavily"
 )
 
 // searchTavily runs the search through Tavily, restricted to reddit.com
 // (000 §3.3). A named subreddit stays in the query text and only posts from
 // it are kept.
 func (c *Client) searchTavily(ctx context.Context, q Query, sub string) ([]Post, error) {
-	limit := min(q.MaxResults, tavilyMaxResults)
-	req := tavilyRequest{
+	limit := min(q.MaxResults, tavily.MaxResults)
+	req := tavily.Request{
 		Query:             q.Text,
 		MaxResults:        limit,
 		SearchDepth:       "advanced",
@@ -30,13 +29,9 @@ func (c *Client) searchTavily(ctx context.Context, q Query, sub string) ([]Post,
 	if q.TimeRange != "all" {
 		req.TimeRange = q.TimeRange
 	}
-	var resp tavilyResponse
-	h := http.Header{"Authorization": {"Bearer " + c.tavilyKey}}
-	if err := c.tavily.PostJSON(ctx, c.tavilyBase+"/search", h, req, &resp); err != nil {
+	resp, err := c.tavily.Search(ctx, req)
+	if err != nil {
 		return nil, err
-	}
-	if resp.Results == nil {
-		return nil, c.tavily.Errorf(ErrBadResponse, nil, "the answer has no results list")
 	}
 	posts := make([]Post, 0, len(resp.Results))
 	for _, r := range resp.Results {
@@ -115,76 +110,4 @@ func parseDate(s string) time.Time {
 		}
 	}
 	return time.Time{}
-}
-
-// describeTavily reads Tavily's error body {"detail": {"error": "..."}}
-// (also {"detail": "..."}); 432 and 433 are Tavily's plan and usage limits.
-func describeTavily(status int, body []byte) (string, bool) {
-	var e struct {
-		Detail json.RawMessage `json:"detail"`
-		Error  string          `json:"error"`
-	}
-	detail := ""
-	if json.Unmarshal(body, &e) == nil {
-		var obj struct {
-			Error string `json:"error"`
-		}
-		var s string
-		switch {
-		case json.Unmarshal(e.Detail, &obj) == nil && obj.Error != "":
-			detail = obj.Error
-		case json.Unmarshal(e.Detail, &s) == nil && s != "":
-			detail = s
-		default:
-			detail = e.Error
-		}
-	}
-	detail = strings.TrimSpace(detail)
-	switch status {
-	case http.StatusUnauthorized:
-		detail = strings.TrimSpace(detail + " (check TAVILY_API_KEY)")
-	case 432, 433:
-		return strings.TrimSpace(detail + " (see the usage limits on the Tavily dashboard)"), true
-	}
-	return detail, false
-}
-
-type tavilyRequest struct {
-	Query             string   `json:"query"`
-	MaxResults        int      `json:"max_results"`
-	SearchDepth       string   `json:"search_depth"`
-	Topic             string   `json:"topic"`
-	TimeRange         string   `json:"time_range,omitempty"`
-	ChunksPerSource   int      `json:"chunks_per_source"`
-	IncludeDomains    []string `json:"include_domains"`
-	IncludeRawContent string   `json:"include_raw_content"`
-}
-
-type tavilyResponse struct {
-	Query   string `json:"query"`
-	Results []struct {
-		Title         string     `json:"title"`
-		URL           string     `json:"url"`
-		Content       string     `json:"content"`
-		RawContent    flexString `json:"raw_content"`
-		Score         float64    `json:"score"`
-		PublishedDate flexString `json:"published_date"`
-	} `json:"results"`
-}
-
-// flexString decodes a JSON string; null becomes "".
-type flexString string
-
-func (f *flexString) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*f = flexString(s)
-		return nil
-	}
-	*f = ""
-	return nil
 }

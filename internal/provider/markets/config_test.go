@@ -32,5 +32,5 @@ func TestConfigFromEnv(t *testing.T) {
 	if _, err := New(Config{YahooFinanceURL: "query1.finance.yahoo.com"}); err == nil {
 		t.Error("a URL without a scheme was taken")
 	}
-	apitest.Documented(t, cfg, "../../docs/configuration.md")
+	apitest.Documented(t, cfg, "../../../docs/configuration.md")
 }

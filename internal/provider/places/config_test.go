@@ -29,5 +29,5 @@ func TestConfigFromEnv(t *testing.T) {
 	if c.Provider() != OpenStreetMap || c.nominatim.Options().UserAgent != want.UserAgent || c.overpass.Options().UserAgent != want.UserAgent {
 		t.Errorf("client = %+v", c.nominatim.Options())
 	}
-	apitest.Documented(t, cfg, "../../docs/configuration.md")
+	apitest.Documented(t, cfg, "../../../docs/configuration.md")
 }

@@ -23,5 +23,5 @@ func TestConfigFromEnv(t *testing.T) {
 	if c.Provider() != OpenMeteo || c.forecast.Options().Timeout != 5*time.Second {
 		t.Errorf("client = %s, timeout %v", c.Provider(), c.forecast.Options().Timeout)
 	}
-	apitest.Documented(t, cfg, "../../docs/configuration.md")
+	apitest.Documented(t, cfg, "../../../docs/configuration.md")
 }

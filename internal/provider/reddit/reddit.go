@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sova-ai/sova/internal/apiclient"
+	"github.com/sova-ai/sova/internal/provider/tavily"
 )
 
 // Default settings, used when a Config field is "".
@@ -39,8 +40,6 @@ const (
 	DefaultMaxResults = 20
 	// MaxResults caps a keyless search (Reddit's limit is 100).
 	MaxResults = 100
-	// tavilyMaxResults is the largest max_results Tavily accepts.
-	tavilyMaxResults = 20
 	// DefaultTimeRange is the time range of a query that names none.
 	DefaultTimeRange = "week"
 	// DefaultComments is the number of top comments read with a post.
@@ -87,36 +86,30 @@ type Config struct {
 // Client searches Reddit and reads posts.
 type Client struct {
 	redditBase string
-	tavilyBase string
-	tavilyKey  string
 	reddit     *apiclient.Client
-	tavily     *apiclient.Client
+	tavily     *tavily.Client
 }
 
 // New returns a Client for cfg.
 func New(cfg Config) *Client {
-	key := strings.TrimSpace(cfg.TavilyAPIKey)
 	ua := strings.TrimSpace(cfg.UserAgent)
 	if ua == "" {
 		ua = DefaultUserAgent
 	}
 	return &Client{
 		redditBase: baseURL(cfg.RedditURL, DefaultRedditURL),
-		tavilyBase: baseURL(cfg.TavilyURL, DefaultTavilyURL),
-		tavilyKey:  key,
 		reddit: apiclient.New(apiclient.Options{
 			Provider: "reddit", HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, Bases: []string{cfg.RedditURL},
 			UserAgent: ua, RetryBackoff: cfg.RetryBackoff, Describe: describeReddit,
 		}),
-		tavily: apiclient.New(apiclient.Options{
-			Provider: "tavily", HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, Bases: []string{cfg.TavilyURL},
-			RetryBackoff: cfg.RetryBackoff, Secrets: []string{key}, Describe: describeTavily,
+		tavily: tavily.New(cfg.TavilyAPIKey, baseURL(cfg.TavilyURL, DefaultTavilyURL), apiclient.Options{
+			HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, RetryBackoff: cfg.RetryBackoff,
 		}),
 	}
 }
 
 // HasTavily reports whether searches go through Tavily.
-func (c *Client) HasTavily() bool { return c.tavilyKey != "" }
+func (c *Client) HasTavily() bool { return c.tavily.HasKey() }
 
 // Post is a Reddit post (or, from Tavily, a reddit.com page).
 type Post struct {
@@ -199,7 +192,7 @@ func (c *Client) Search(ctx context.Context, q Query) ([]Post, error) {
 	if q.Text == "" && sub == "" {
 		return nil, errors.New("reddit: the query is empty")
 	}
-	if c.tavilyKey != "" {
+	if c.tavily.HasKey() {
 		return c.searchTavily(ctx, q, sub)
 	}
 	return c.searchReddit(ctx, q, sub, rest)
