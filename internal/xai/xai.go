@@ -220,8 +220,8 @@ var inlineCiteRE = regexp.MustCompile(`\s*\[\[\d+\]\]\([^)\s]*\)`)
 
 // passageAt returns the line of text that holds byte offset at (from an
 // annotation) or, when at is out of range, the first line naming link, with
-// inline citations, list marks and quotes taken off: the words of the post
-// as the answer quotes them. "" when no line fits.
+// inline citations and its list mark taken off: the words of the post as
+// the answer quotes them. "" when no line fits.
 func passageAt(text string, at int, link string) string {
 	line := ""
 	if at >= 0 && at <= len(text) {
@@ -240,9 +240,11 @@ func passageAt(text string, at int, link string) string {
 		}
 	}
 	line = inlineCiteRE.ReplaceAllString(line, "")
-	line = strings.TrimLeft(strings.TrimSpace(line), "-*•0123456789. ")
-	return strings.TrimSpace(line)
+	return strings.TrimSpace(listMarkRE.ReplaceAllString(strings.TrimSpace(line), ""))
 }
+
+// listMarkRE matches the mark of a list item: "- ", "* ", "• ", "3. ".
+var listMarkRE = regexp.MustCompile(`^(?:[-*•]|\d+\.)\s+`)
 
 // statusRE finds the author and id of a post URL.
 var statusRE = regexp.MustCompile(`(?i)^https?://(?:www\.|mobile\.)?(?:x|twitter)\.com/([A-Za-z0-9_]{1,15})/status(?:es)?/(\d+)`)
