@@ -24,21 +24,23 @@ func TestBrowserModelFaultNamedWithin2s(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			e := newEnv(t, f.env)
 			e.model.RequireKey("test-key")
-			tb := newTab(t, browser)
-			tb.do(chromedp.EmulateViewport(1366, 900))
-			tb.do(chromedp.Navigate(e.srv.URL + "/"))
-			tb.ask("search", "How did presidents describe the economy in the 1930s?")
-			start := time.Now()
-			tb.wait(`document.querySelector('.turn .turn-error:not([hidden]) .error-text')?.innerText.length > 0`, "the run's error")
-			took := time.Since(start)
-			var msg string
-			tb.eval(`document.querySelector('.turn .turn-error .error-text').innerText`, &msg)
-			t.Logf("error shown after %s: %q", took.Round(time.Millisecond), msg)
-			if !strings.Contains(msg, "model endpoint") || !strings.Contains(msg, f.setting) || strings.Contains(msg, "found nothing") || strings.Contains(msg, "wrong-key") {
-				t.Errorf("the run's error reads %q, want the model endpoint and %s named", msg, f.setting)
-			}
-			if took > 2*time.Second {
-				t.Errorf("the error showed %s after Enter, want under 2s", took)
+			for _, mode := range []string{"search", "deep_research"} {
+				tb := newTab(t, browser)
+				tb.do(chromedp.EmulateViewport(1366, 900))
+				tb.do(chromedp.Navigate(e.srv.URL + "/"))
+				tb.ask(mode, "How did presidents describe the economy in the 1930s?")
+				start := time.Now()
+				tb.wait(`document.querySelector('.turn .turn-error:not([hidden]) .error-text')?.innerText.length > 0`, "the run's error")
+				took := time.Since(start)
+				var msg string
+				tb.eval(`document.querySelector('.turn .turn-error .error-text').innerText`, &msg)
+				t.Logf("%s: error shown after %s: %q", mode, took.Round(time.Millisecond), msg)
+				if !strings.Contains(msg, "model endpoint") || !strings.Contains(msg, f.setting) || strings.Contains(msg, "found nothing") || strings.Contains(msg, "wrong-key") {
+					t.Errorf("%s: the run's error reads %q, want the model endpoint and %s named", mode, msg, f.setting)
+				}
+				if took > 2*time.Second {
+					t.Errorf("%s: the error showed %s after Enter, want under 2s", mode, took)
+				}
 			}
 		})
 	}
