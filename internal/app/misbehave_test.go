@@ -2,22 +2,28 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sova-ai/sova"
+
 	"github.com/sova-ai/sova/internal/event/eventtest"
 	"github.com/sova-ai/sova/internal/lang"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/sovatest"
+	"github.com/sova-ai/sova/internal/spaces"
 )
 
 var markerRE = regexp.MustCompile(`\[\d+\]`)
 
-// TestEveryModeHoldsWithAMisbehavingModel runs every citing mode against
-// a model that misbehaves in a third of its replies (tool calls written as
-// text, broken arguments, json_schema refused, JSON among prose): at least
+// TestEveryModeHoldsWithAMisbehavingModel runs every citing mode (search,
+// deep_search, every search group that cites, extreme, deep_research,
+// sgr_agent and docs over a document space) against a model that
+// misbehaves in a third of its replies (tool calls written as text, broken
+// and sloppy arguments, json_schema refused, JSON among prose): at least
 // 95% of the runs end with an answer citing pages that were read, the rest
 // with the note that nothing was read, and none cites nothing.
 func TestEveryModeHoldsWithAMisbehavingModel(t *testing.T) {
@@ -31,11 +37,24 @@ func TestEveryModeHoldsWithAMisbehavingModel(t *testing.T) {
 	for k, v := range sovatest.ProviderEnv(prov) {
 		vars[k] = v
 	}
+	vars["XAI_API_KEY"] = "xai-test-key" // the x group searches X
+	vars["SOVA_DOCS_WEB_SEARCH"] = "false"
 	a, err := New(t.Context(), mustConfig(t, vars), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.Close(context.Background()) })
+	const user = "local"
+	sp, err := a.Spaces.CreateSpace(t.Context(), user, "Economy", "notes on the economy of the 1930s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Spaces.Add(t.Context(), user, sp.ID, []spaces.File{
+		spaces.BytesFile("banks.md", []byte("# Banks\n\nRoosevelt said in 1933 that sound banks would reopen after the bank holiday.\n")),
+		spaces.BytesFile("growth.md", []byte("# Growth\n\nGDP growth was low in the 1930s, high in the 1940s; the New Deal and the end of the gold standard helped recovery, farm prices fell in the Dust Bowl years.\n")),
+	}, spaces.AddOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	questions := []string{
 		"How did presidents describe the economy in the 1930s?",
@@ -45,12 +64,17 @@ func TestEveryModeHoldsWithAMisbehavingModel(t *testing.T) {
 		"What happened to farm prices in the Dust Bowl years?",
 		"What was the New Deal?",
 	}
-	modes := []string{"search", "deep_search", "web", "stocks", "extreme", "deep_research"}
+	modes := []string{"search", "deep_search", "web", "academic", "youtube", "reddit", "code", "x", "stocks", "crypto",
+		"extreme", "deep_research", "sgr_agent", "docs"}
 	notes := map[string]bool{}
 	for _, l := range []lang.Language{lang.English, lang.Russian} {
 		notes[mode.UnverifiedNote(l, true)], notes[mode.UnverifiedNote(l, false)] = true, true
 	}
 	runs, cited, noted := 0, 0, 0
+	perMode := map[string]*[2]int{}
+	for _, id := range modes {
+		perMode[id] = &[2]int{}
+	}
 	for _, id := range modes {
 		m, ok := a.Service.Modes().Get(id)
 		if !ok {
@@ -58,9 +82,9 @@ func TestEveryModeHoldsWithAMisbehavingModel(t *testing.T) {
 		}
 		for _, q := range questions {
 			runs++
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			ctx, cancel := context.WithTimeout(sova.WithUser(context.Background(), sova.User{ID: user}), time.Minute)
 			var rec eventtest.Recorder
-			res, err := m.Run(ctx, mode.Input{Question: q, RunID: "r-" + id + q[:8], Now: time.Now()}, &rec)
+			res, err := m.Run(ctx, mode.Input{UserID: user, Question: q, RunID: fmt.Sprintf("r-%s-%d", id, runs), Now: time.Now()}, &rec)
 			cancel()
 			if err != nil {
 				t.Errorf("%s %q: %v", id, q, err)
@@ -75,6 +99,7 @@ func TestEveryModeHoldsWithAMisbehavingModel(t *testing.T) {
 			}
 			if isNoted {
 				noted++
+				perMode[id][1]++
 				continue
 			}
 			// Every source cited is a page of the site that was read, or
@@ -90,17 +115,21 @@ func TestEveryModeHoldsWithAMisbehavingModel(t *testing.T) {
 				continue
 			}
 			cited++
+			perMode[id][0]++
 		}
 	}
 	mis := model.Misbehaved()
 	t.Logf("%d runs: %d cite pages read, %d say nothing was read; misbehaved replies %v", runs, cited, noted, mis)
+	for _, id := range modes {
+		t.Logf("%-14s %d cited, %d noted of %d", id, perMode[id][0], perMode[id][1], len(questions))
+	}
 	if cited*100 < runs*95-noted*100 || cited+noted != runs {
 		t.Errorf("%d of %d runs cite pages read, %d are noted", cited, runs, noted)
 	}
 	if cited*100 < runs*95 {
 		t.Errorf("only %d of %d runs cite pages read", cited, runs)
 	}
-	for _, kind := range []string{sovatest.MisTextCalls, sovatest.MisBrokenArgs, sovatest.MisNoJSONSchema} {
+	for _, kind := range []string{sovatest.MisTextCalls, sovatest.MisBrokenArgs, sovatest.MisSloppyArgs, sovatest.MisNoJSONSchema} {
 		if mis[kind] == 0 {
 			t.Errorf("the model never misbehaved with %s: %v", kind, mis)
 		}

@@ -368,35 +368,38 @@ func TestGroupX(t *testing.T) {
 	s := e.ask(t, "x", "go 1.23 iterators")
 	_, out, errText := s.tool(t, "x_search")
 	reqs := e.prov.Requests(sovatest.XAI)
-	if errText != "" || len(reqs) != 1 || reqs[0].Path != "/chat/completions" || reqs[0].Header.Get("Authorization") != "Bearer xai-test-key" {
+	if errText != "" || len(reqs) != 1 || reqs[0].Path != "/responses" || reqs[0].Header.Get("Authorization") != "Bearer xai-test-key" {
 		t.Fatalf("x_search error %q, xAI requests %+v", errText, reqs)
 	}
 	var body struct {
-		Messages []struct{ Role, Content string }
-		Search   struct {
-			Mode     string `json:"mode"`
-			From     string `json:"from_date"`
-			To       string `json:"to_date"`
-			Max      int    `json:"max_search_results"`
-			Cite     bool   `json:"return_citations"`
-			Sources  []map[string]any
-			Included []string
-		} `json:"search_parameters"`
+		Input []struct{ Role, Content string }
+		Tools []struct {
+			Type     string   `json:"type"`
+			From     string   `json:"from_date"`
+			To       string   `json:"to_date"`
+			Included []string `json:"allowed_x_handles"`
+		}
 	}
 	if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
 		t.Fatal(err)
 	}
-	src := body.Search.Sources
-	if body.Search.Mode != "on" || body.Search.From != "2024-06-01" || body.Search.To != "2024-06-30" || body.Search.Max != 15 || !body.Search.Cite ||
-		len(src) != 1 || src[0]["type"] != "x" || at(src[0], "included_x_handles", 0) != "golang" || body.Messages[len(body.Messages)-1].Content != "go 1.23 iterators" {
+	if len(body.Tools) != 1 || body.Tools[0].Type != "x_search" || body.Tools[0].From != "2024-06-01" || body.Tools[0].To != "2024-06-30" ||
+		len(body.Tools[0].Included) != 1 || body.Tools[0].Included[0] != "golang" || body.Input[len(body.Input)-1].Content != "go 1.23 iterators" {
 		t.Errorf("xAI request: %s", reqs[0].Body)
 	}
+	// Both posts, each with the words quoted; the profile met is no source.
+	posts, _ := at(out, "searches", 0, "sources").([]any)
 	post := at(out, "searches", 0, "sources", 0)
-	if at(post, "link") != sovatest.XPosts[0] || at(post, "title") != "@golang on X" || at(post, "number") != float64(1) ||
-		!strings.Contains(at(out, "searches", 0, "content").(string), "range-over-func") {
+	if len(posts) != 2 || at(post, "link") != sovatest.XPosts[0] || at(post, "title") != "@golang on X" || at(post, "number") != float64(1) ||
+		at(post, "text") != sovatest.XPostTexts[0] || !strings.Contains(at(out, "searches", 0, "content").(string), "range-over-func") {
 		t.Fatalf("x_search output: %v", out)
 	}
 	checkQueries(t, s, 1)
+	for _, q := range s.queries() {
+		if q["status"] == "completed" && q["resultsCount"] != float64(len(sovatest.XPosts)) {
+			t.Errorf("the query counts %v posts, want %d: %v", q["resultsCount"], len(sovatest.XPosts), q)
+		}
+	}
 	checkAnswer(t, s, sovatest.XPosts[0])
 }
 

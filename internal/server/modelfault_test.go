@@ -26,7 +26,7 @@ func TestModelFaultsNamedAtOnce(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			e := newEnv(t, f.env)
 			e.model.RequireKey("test-key")
-			for _, group := range []string{"search", "deep_search", "web", "stocks", "extreme", "deep_research"} {
+			for _, group := range []string{"search", "deep_search", "web", "academic", "stocks", "extreme", "deep_research", "sgr_agent"} {
 				start := time.Now()
 				resp := e.post(t, "/api/search", fmt.Sprintf(`{"id":"c-%s","group":%q,"messages":[{"id":"m1","role":"user","parts":[{"type":"text","text":"How did presidents describe the economy in the 1930s?"}]}]}`, group, group))
 				body, _ := io.ReadAll(resp.Body)
@@ -44,6 +44,24 @@ func TestModelFaultsNamedAtOnce(t *testing.T) {
 				}
 				if took > 2*time.Second {
 					t.Errorf("%s: the error came after %s", group, took)
+				}
+			}
+			// The OpenAI-compatible API says the same, streamed or not.
+			for _, model := range []string{"search", "extreme", "sgr_agent"} {
+				for _, stream := range []bool{false, true} {
+					start := time.Now()
+					resp := e.post(t, "/v1/chat/completions", fmt.Sprintf(`{"model":%q,"stream":%t,"messages":[{"role":"user","content":"How did presidents describe the economy in the 1930s?"}]}`, model, stream))
+					body, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					took := time.Since(start)
+					text := string(body)
+					if (!stream && resp.StatusCode < 400) || !strings.Contains(text, "model endpoint") || !strings.Contains(text, f.setting) ||
+						strings.Contains(text, "web search") || strings.Contains(text, "wrong-key") {
+						t.Errorf("/v1/chat/completions %s (stream %t): HTTP %d %s, want the model endpoint and %s named", model, stream, resp.StatusCode, text, f.setting)
+					}
+					if took > 2*time.Second {
+						t.Errorf("/v1/chat/completions %s (stream %t): the error came after %s", model, stream, took)
+					}
 				}
 			}
 		})

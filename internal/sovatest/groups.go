@@ -25,8 +25,8 @@ import (
 // …): OpenAlex (/openalex/works), arXiv (/arxiv/api/query, Atom),
 // Invidious (/invidious/api/v1/search, /invidious/api/v1/captions/{id},
 // WebVTT), Reddit (/reddit/search.json, /reddit/r/{sub}/search.json,
-// /reddit/comments/{id}.json), xAI (/xai/chat/completions with
-// search_parameters), Tavily (/tavily/search), Yahoo Finance
+// /reddit/comments/{id}.json), xAI (/xai/responses with the
+// x_search tool), Tavily (/tavily/search), Yahoo Finance
 // (/yahoo/v8/finance/chart/{AAPL,7203.T}), Frankfurter
 // (/frankfurter/latest), CoinGecko (/coingecko/api/v3/coins/bitcoin and
 // its /ohlc), Open-Meteo (/openmeteo/v1/search, /openmeteo/v1/forecast),
@@ -193,7 +193,7 @@ func (p *Providers) serve(w http.ResponseWriter, r *http.Request) {
 		send(jsonType, fixture("reddit", "search.json"))
 	case strings.HasPrefix(path, Reddit+"/comments/"):
 		send(jsonType, fixture("reddit", "post_comments.json"))
-	case path == XAI+"/chat/completions":
+	case path == XAI+"/responses":
 		send(jsonType, xaiAnswer)
 	case path == Tavily+"/search":
 		if strings.Contains(string(body), `"reddit.com"`) {
@@ -235,14 +235,37 @@ func (p *Providers) serve(w http.ResponseWriter, r *http.Request) {
 // XPosts are the posts the fake xAI cites.
 var XPosts = []string{"https://x.com/golang/status/1790000000000000001", "https://x.com/rob_pike/status/1790000000000000002"}
 
-var xaiAnswer = mustJSON(map[string]any{
-	"id": "xai-1", "object": "chat.completion", "created": 1716883200, "model": "grok-4-fast-non-reasoning",
-	"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{
-		"role": "assistant", "content": "@golang announced Go 1.23 with range-over-func iterators; @rob_pike called it a careful change.",
-	}}},
-	"citations": XPosts,
-	"usage":     map[string]any{"prompt_tokens": 20, "completion_tokens": 30, "total_tokens": 50, "num_sources_used": 2},
-})
+// XPostTexts are the words the fake xAI quotes of XPosts.
+var XPostTexts = []string{`@golang: "Go 1.23 is released with range-over-func iterators."`, `@rob_pike: "Iterators are a careful change."`}
+
+// xaiAnswer is a Responses API answer with the x_search tool: a
+// server-side search, then a message quoting each post on its own line
+// with an inline citation and its url_citation annotation, and every URL
+// the search met (a profile among them).
+var xaiAnswer = func() string {
+	var text strings.Builder
+	var notes []any
+	for i, post := range XPosts {
+		if i > 0 {
+			text.WriteString("\n")
+		}
+		text.WriteString("- " + XPostTexts[i] + " ")
+		cite := fmt.Sprintf("[[%d]](%s)", i+1, post)
+		start := len([]rune(text.String()))
+		text.WriteString(cite)
+		notes = append(notes, map[string]any{"type": "url_citation", "url": post, "start_index": start, "end_index": start + len(cite), "title": fmt.Sprint(i + 1)})
+	}
+	return mustJSON(map[string]any{
+		"id": "resp_1", "object": "response", "created_at": 1716883200, "model": "grok-4-fast-non-reasoning", "status": "completed",
+		"output": []any{
+			map[string]any{"type": "custom_tool_call", "id": "ctc_1", "call_id": "xs_1", "name": "x_keyword_search", "input": `{"query":"go 1.23"}`, "status": "completed"},
+			map[string]any{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": []any{
+				map[string]any{"type": "output_text", "text": text.String(), "annotations": notes}}},
+		},
+		"citations": append(append([]string(nil), XPosts...), "https://x.com/i/user/1912644073896206336"),
+		"usage":     map[string]any{"input_tokens": 20, "output_tokens": 30, "total_tokens": 50},
+	})
+}()
 
 // TavilyCodeURL is the page the fake Tavily returns first for code_context.
 const TavilyCodeURL = "https://pkg.go.dev/iter"

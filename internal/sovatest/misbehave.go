@@ -1,7 +1,9 @@
 package sovatest
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/sova-ai/sova/internal/llm"
@@ -17,6 +19,10 @@ const (
 	// MisBrokenArgs: arguments in a code fence with a trailing comma, or
 	// cut off before their end.
 	MisBrokenArgs = "broken-args"
+	// MisSloppyArgs: valid JSON written loosely: numbers as text, a
+	// one-element list as its element, short closed values in capitals
+	// ("5D", "MONTH").
+	MisSloppyArgs = "sloppy-args"
 	// MisNoJSONSchema: a 400 refusing response_format json_schema, as
 	// vLLM and llama.cpp builds without it answer.
 	MisNoJSONSchema = "no-json-schema"
@@ -56,11 +62,18 @@ func (m *Model) misbehave(r *llmtest.Request, reply llmtest.Reply) (llmtest.Repl
 			}
 		}
 		return llmtest.Reply{Content: b.String(), Usage: reply.Usage}, MisTextCalls
+	case len(reply.ToolCalls) > 0 && turn/2%3 == 2:
+		calls := make([]llm.ToolCall, len(reply.ToolCalls))
+		for i, tc := range reply.ToolCalls {
+			calls[i] = llm.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: sloppy(tc.Arguments)}
+		}
+		reply.ToolCalls = calls
+		return reply, MisSloppyArgs
 	case len(reply.ToolCalls) > 0:
 		calls := make([]llm.ToolCall, len(reply.ToolCalls))
 		for i, tc := range reply.ToolCalls {
 			args := strings.TrimSpace(tc.Arguments)
-			if turn/2%2 == 0 && strings.HasSuffix(args, "}") {
+			if turn/2%3 == 0 && strings.HasSuffix(args, "}") {
 				args = "```json\n" + strings.TrimSuffix(args, "}") + ",}\n```"
 			} else if strings.HasSuffix(args, "}") {
 				args = strings.TrimSuffix(args, "}") // cut off at the end
@@ -77,4 +90,47 @@ func (m *Model) misbehave(r *llmtest.Request, reply llmtest.Reply) (llmtest.Repl
 		return reply, MisFencedJSON
 	}
 	return reply, ""
+}
+
+// sloppy rewrites tool arguments the loose way models write them: numbers
+// as text, a one-element list as its element, short closed values in
+// capitals.
+func sloppy(args string) string {
+	var v map[string]any
+	if json.Unmarshal([]byte(args), &v) != nil {
+		return args
+	}
+	var loosen func(x any) any
+	loosen = func(x any) any {
+		switch x := x.(type) {
+		case float64:
+			return strconv.FormatFloat(x, 'f', -1, 64)
+		case string:
+			if len(x) <= 5 && x == strings.ToLower(x) && strings.TrimLeft(x, "abcdefghijklmnopqrstuvwxyz0123456789") == "" {
+				return strings.ToUpper(x)
+			}
+			return x
+		case []any:
+			if len(x) == 1 {
+				if s, ok := x[0].(string); ok {
+					return s
+				}
+			}
+			for i := range x {
+				x[i] = loosen(x[i])
+			}
+			return x
+		case map[string]any:
+			for k := range x {
+				x[k] = loosen(x[k])
+			}
+			return x
+		}
+		return x
+	}
+	b, err := json.Marshal(loosen(v))
+	if err != nil {
+		return args
+	}
+	return string(b)
 }

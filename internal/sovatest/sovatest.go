@@ -333,6 +333,12 @@ func (m *Model) respond(r *llmtest.Request) llmtest.Reply {
 	if reply, ok := m.research(r); ok {
 		return reply
 	}
+	if reply, ok := m.sgr(r); ok {
+		return reply
+	}
+	if reply, ok := m.docs(r); ok {
+		return reply
+	}
 	if reply, ok := m.group(r); ok {
 		return reply
 	}

@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sova-ai/sova/internal/agent"
@@ -19,6 +20,25 @@ func TestClosedSetsAreEnums(t *testing.T) {
 	}
 	if e := tools.CoinOHLC(run, tools.CoinOptions{}).Schema().Properties["days"].Enum; !slices.Contains(e, any("max")) {
 		t.Errorf("coin_ohlc days %v: want an enum", e)
+	}
+	// Every closed set of the other tools' arguments.
+	for _, c := range []struct {
+		tool agent.Tool
+		prop string
+		want string
+	}{
+		{tools.GetWeatherData(run, tools.WeatherOptions{}), "units", "imperial"},
+		{tools.RedditSearch(run, tools.RedditOptions{}), "timeRange[]", "month"},
+		{tools.MultiWebSearch(run, tools.MultiWebSearchOptions{}), "topics[]", "news"},
+		{tools.MultiWebSearch(run, tools.MultiWebSearchOptions{}), "quality[]", "best"},
+	} {
+		p := c.tool.Schema().Properties[strings.TrimSuffix(c.prop, "[]")]
+		if p != nil && strings.HasSuffix(c.prop, "[]") {
+			p = p.Items
+		}
+		if p == nil || !slices.Contains(p.Enum, any(c.want)) {
+			t.Errorf("%s %s: want an enum holding %q, got %+v", c.tool.Name(), c.prop, c.want, p)
+		}
 	}
 	args := map[string]any{"symbols": []any{"AAPL"}, "range": "aapl month", "interval": "weekly"}
 	chart.(agent.ArgFixer).FixArgs(args)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/provider/weather"
 )
@@ -114,5 +116,6 @@ func GetWeatherData(run *Run, o WeatherOptions) agent.Tool {
 				return "Getting the weather in " + clip(a.Location, 60)
 			}
 			return "Getting the weather"
-		}))
+		}),
+		agent.WithSchema(func(s *jsonschema.Schema) { s.Properties["units"].Enum = []any{"metric", "imperial"} }))
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/agent"
@@ -224,7 +226,14 @@ func (t *turn) savePreferenceTool() agent.Tool {
 			t.settings = s
 			_, _, next := interviewStatus(s)
 			return agent.Output{Text: "Saved. Next question: " + orNone(next), Summary: "Saved: " + in.Question}, nil
-		}, agent.WithTitle(func(in prefArgs) string { return "Saving your preference: " + in.Question }))
+		}, agent.WithTitle(func(in prefArgs) string { return "Saving your preference: " + in.Question }),
+		agent.WithSchema(func(s *jsonschema.Schema) {
+			keys := make([]any, len(interviewQuestions))
+			for i, q := range interviewQuestions {
+				keys[i] = q.Key
+			}
+			s.Properties["question"].Enum = keys
+		}))
 }
 
 func orNone(s string) string {

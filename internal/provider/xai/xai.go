@@ -1,13 +1,11 @@
 // Package xai searches posts on X for the x_search tool (seed 000 §3.4,
-// DESIGN §8) through xAI's chat completions with search: each query is
-// one chat completion whose search_parameters restrict the search to X
-// (dates, handles, least likes and views) and ask for citations, the
-// links of the posts the answer draws on. Without XAI_API_KEY there is no
-// X search: the tool is withdrawn.
-//
-// xAI has announced that search_parameters (its "Live Search") gives way
-// to server-side tools; SOVA_XAI_URL and SOVA_XAI_MODEL let a self-hoster
-// point the tool at any endpoint that still speaks this request.
+// DESIGN §8) through xAI's Responses API with its server-side x_search
+// tool (xAI retired Live Search, the search_parameters of chat
+// completions): each query is one POST /v1/responses offering x_search
+// with the dates and handles as the tool's filters. The answer's
+// url_citation annotations name the posts it quotes; each source's text
+// is the line of the answer that quotes the post. Without XAI_API_KEY
+// there is no X search: the tool is withdrawn.
 package xai
 
 import (
@@ -146,54 +144,121 @@ type Search struct {
 	Error     string    `json:"error,omitempty"`
 }
 
-// Search runs one query.
+// Search runs one query: one Responses API request offering the
+// server-side x_search tool, whose filters carry the dates and handles.
+// The tool has no least likes or views and no result count, so those are
+// asked of the model in the instructions.
 func (c *Client) Search(ctx context.Context, q Query) (Search, error) {
 	out := Search{Query: q.Text, DateRange: DateRange{q.FromDate, q.ToDate},
 		Handles: Handles{Included: q.IncludeHandles, Excluded: q.ExcludeHandles}, Citations: []string{}, Sources: []Source{}}
-	src := xSource{Type: "x", IncludedXHandles: q.IncludeHandles, ExcludedXHandles: q.ExcludeHandles,
-		PostFavoriteCount: q.MinFavorites, PostViewCount: q.MinViews}
-	req := chatRequest{
-		Model: c.model,
-		Messages: []chatMessage{
-			{Role: "system", Content: "Search X for posts about the user's query. Report what the posts say, each with its author's @handle and its link. Do not add facts the posts do not state."},
-			{Role: "user", Content: q.Text},
-		},
-		MaxTokens: maxTokens,
-		SearchParameters: searchParameters{
-			Mode: "on", FromDate: q.FromDate, ToDate: q.ToDate,
-			MaxSearchResults: min(max(q.MaxResults, DefaultMaxResults), MaxResults),
-			ReturnCitations:  true, Sources: []xSource{src},
-		},
+	req := responsesRequest{
+		Model:           c.model,
+		Instructions:    instructions(q),
+		Input:           []inputMessage{{Role: "user", Content: q.Text}},
+		Tools:           []xSearchTool{{Type: "x_search", AllowedXHandles: q.IncludeHandles, ExcludedXHandles: q.ExcludeHandles, FromDate: q.FromDate, ToDate: q.ToDate}},
+		MaxOutputTokens: maxTokens,
 	}
-	var resp chatResponse
+	var resp responsesResponse
 	h := http.Header{"Authorization": {"Bearer " + c.key}}
-	if err := c.api.PostJSON(ctx, c.base+"/chat/completions", h, req, &resp); err != nil {
+	if err := c.api.PostJSON(ctx, c.base+"/responses", h, req, &resp); err != nil {
 		return out, err
 	}
-	if len(resp.Choices) == 0 {
-		return out, c.api.Errorf(ErrBadResponse, nil, "the answer has no choices")
+	text, notes, found := resp.message()
+	if !found {
+		if resp.Error != nil && resp.Error.Message != "" {
+			return out, c.api.Errorf(ErrBadResponse, nil, "the search failed: %s", resp.Error.Message)
+		}
+		return out, c.api.Errorf(ErrBadResponse, nil, "the answer has no message (status %q)", resp.Status)
 	}
-	out.Content = strings.TrimSpace(resp.Choices[0].Message.Content)
+	out.Content = strings.TrimSpace(inlineCiteRE.ReplaceAllString(text, ""))
 	seen := map[string]bool{}
-	for _, c := range resp.Citations {
-		u := strings.TrimSpace(string(c))
+	add := func(u, passage string) {
+		u = strings.TrimSpace(u)
 		if u == "" || seen[u] {
-			continue
+			return
 		}
 		seen[u] = true
 		out.Citations = append(out.Citations, u)
-		out.Sources = append(out.Sources, Source{Link: u, Title: PostTitle(u)})
+		out.Sources = append(out.Sources, Source{Link: u, Title: PostTitle(u), Text: passage})
+	}
+	// The posts cited in the answer come first, each with the line that
+	// cites it, which the instructions ask to quote the post.
+	for _, a := range notes {
+		if a.Type == "" || a.Type == "url_citation" {
+			add(a.URL, passageAt(text, a.StartIndex, a.URL))
+		}
+	}
+	// Then the other posts the search met; links that are not posts
+	// (profiles, web pages) are no sources of an X search.
+	for _, c := range resp.Citations {
+		if u := string(c); IsPost(u) {
+			add(u, passageAt(text, -1, u))
+		}
 	}
 	return out, nil
 }
 
+// instructions asks for the posts quoted, one a line, and carries the
+// limits the x_search tool has no parameter for.
+func instructions(q Query) string {
+	var b strings.Builder
+	b.WriteString("Search X for posts about the user's query. Answer with one line per post: the author's @handle, the post's own words in quotes, and its citation. ")
+	b.WriteString("Do not add facts the posts do not state.")
+	if q.MinFavorites > 0 {
+		fmt.Fprintf(&b, " Keep only posts with at least %d likes.", q.MinFavorites)
+	}
+	if q.MinViews > 0 {
+		fmt.Fprintf(&b, " Keep only posts with at least %d views.", q.MinViews)
+	}
+	fmt.Fprintf(&b, " Report at most %d posts.", min(max(q.MaxResults, DefaultMaxResults), MaxResults))
+	return b.String()
+}
+
+// inlineCiteRE matches the inline citations xAI writes into the text,
+// [[1]](https://x.com/…): Sova numbers its sources itself.
+var inlineCiteRE = regexp.MustCompile(`\s*\[\[\d+\]\]\([^)\s]*\)`)
+
+// passageAt returns the line of text that holds byte offset at (from an
+// annotation) or, when at is out of range, the first line naming link, with
+// inline citations and its list mark taken off: the words of the post as
+// the answer quotes them. "" when no line fits.
+func passageAt(text string, at int, link string) string {
+	line := ""
+	if at >= 0 && at <= len(text) {
+		start := strings.LastIndexByte(text[:at], '\n') + 1
+		end := strings.IndexByte(text[at:], '\n')
+		if end < 0 {
+			end = len(text) - at
+		}
+		line = text[start : at+end]
+	} else {
+		for l := range strings.SplitSeq(text, "\n") {
+			if strings.Contains(l, link) {
+				line = l
+				break
+			}
+		}
+	}
+	line = inlineCiteRE.ReplaceAllString(line, "")
+	return strings.TrimSpace(listMarkRE.ReplaceAllString(strings.TrimSpace(line), ""))
+}
+
+// listMarkRE matches the mark of a list item: "- ", "* ", "• ", "3. ".
+var listMarkRE = regexp.MustCompile(`^(?:[-*•]|\d+\.)\s+`)
+
 // statusRE finds the author and id of a post URL.
 var statusRE = regexp.MustCompile(`(?i)^https?://(?:www\.|mobile\.)?(?:x|twitter)\.com/([A-Za-z0-9_]{1,15})/status(?:es)?/(\d+)`)
+
+// IsPost reports whether link is the URL of a post on X.
+func IsPost(link string) bool { return statusRE.MatchString(strings.TrimSpace(link)) }
 
 // PostTitle names a post by its author, "@handle on X", or returns the
 // URL's host and path for other links.
 func PostTitle(link string) string {
 	if m := statusRE.FindStringSubmatch(link); m != nil {
+		if strings.EqualFold(m[1], "i") { // x.com/i/status/ID names no author
+			return "Post on X"
+		}
 		return "@" + m[1] + " on X"
 	}
 	if u, err := url.Parse(link); err == nil && u.Host != "" {
@@ -269,7 +334,10 @@ func Run(ctx context.Context, c *Client, req Request, progress multiquery.Progre
 	if from > to {
 		return Result{}, fmt.Errorf("the start date %s is after the end date %s", from, to)
 	}
-	outs := multiquery.Run(ctx, queries, progress, func(ctx context.Context, i int, q string) ([]Search, error) {
+	// Each query's Search is kept aside and its posts returned, so that
+	// the progress events count posts, not queries.
+	searches := make([]Search, len(queries))
+	outs := multiquery.Run(ctx, queries, progress, func(ctx context.Context, i int, q string) ([]Source, error) {
 		s, err := c.Search(ctx, Query{
 			Text: q, FromDate: from, ToDate: to, IncludeHandles: inc, ExcludeHandles: exc,
 			MinFavorites: max(req.PostFavoritesCount, 0), MinViews: max(req.PostViewCount, 0),
@@ -278,20 +346,17 @@ func Run(ctx context.Context, c *Client, req Request, progress multiquery.Progre
 		if err != nil {
 			return nil, err
 		}
-		// One Search per query; its result count is its posts.
-		return []Search{s}, nil
+		searches[i] = s
+		return s.Sources, nil
 	})
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
 	res := Result{DateRange: DateRange{from, to}, Handles: Handles{Included: inc, Excluded: exc}, Searches: make([]Search, len(queries))}
 	for i, o := range outs {
-		s := Search{Query: queries[i], DateRange: res.DateRange, Handles: res.Handles, Citations: []string{}, Sources: []Source{}}
-		if len(o.Results) > 0 {
-			s = o.Results[0]
-		}
+		s := searches[i]
 		if o.Err != nil {
-			s.Error = o.Err.Error()
+			s = Search{Query: queries[i], DateRange: res.DateRange, Handles: res.Handles, Citations: []string{}, Sources: []Source{}, Error: o.Err.Error()}
 		}
 		res.Searches[i] = s
 	}
@@ -322,42 +387,93 @@ func handles(in []string) ([]string, error) {
 	return out, nil
 }
 
-type chatRequest struct {
-	Model            string           `json:"model"`
-	Messages         []chatMessage    `json:"messages"`
-	MaxTokens        int              `json:"max_tokens,omitempty"`
-	SearchParameters searchParameters `json:"search_parameters"`
+// responsesRequest is a Responses API request (POST /v1/responses) with
+// the server-side x_search tool.
+type responsesRequest struct {
+	Model           string         `json:"model"`
+	Instructions    string         `json:"instructions,omitempty"`
+	Input           []inputMessage `json:"input"`
+	Tools           []xSearchTool  `json:"tools"`
+	MaxOutputTokens int            `json:"max_output_tokens,omitempty"`
+	// Store false: xAI keeps no copy of the conversation.
+	Store bool `json:"store"`
 }
 
-type chatMessage struct {
+type inputMessage struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
 }
 
-type searchParameters struct {
-	Mode             string    `json:"mode"`
-	FromDate         string    `json:"from_date,omitempty"`
-	ToDate           string    `json:"to_date,omitempty"`
-	MaxSearchResults int       `json:"max_search_results,omitempty"`
-	ReturnCitations  bool      `json:"return_citations"`
-	Sources          []xSource `json:"sources"`
+// xSearchTool is the x_search tool with its filters; xAI takes either
+// allowed or excluded handles (at most 10), and dates as YYYY-MM-DD.
+type xSearchTool struct {
+	Type             string   `json:"type"`
+	AllowedXHandles  []string `json:"allowed_x_handles,omitempty"`
+	ExcludedXHandles []string `json:"excluded_x_handles,omitempty"`
+	FromDate         string   `json:"from_date,omitempty"`
+	ToDate           string   `json:"to_date,omitempty"`
 }
 
-type xSource struct {
-	Type              string   `json:"type"`
-	IncludedXHandles  []string `json:"included_x_handles,omitempty"`
-	ExcludedXHandles  []string `json:"excluded_x_handles,omitempty"`
-	PostFavoriteCount int      `json:"post_favorite_count,omitempty"`
-	PostViewCount     int      `json:"post_view_count,omitempty"`
+// responsesResponse is the part of a Responses API answer read: the
+// output items (the searches the server ran, then the message) and every
+// URL the searches met.
+type responsesResponse struct {
+	Status    string       `json:"status"`
+	Output    []outputItem `json:"output"`
+	Citations []citation   `json:"citations"`
+	Error     *struct {
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
-type chatResponse struct {
-	Choices []struct {
-		Message struct {
-			Content string `json:"content"`
-		} `json:"message"`
-	} `json:"choices"`
-	Citations []citation `json:"citations"`
+type outputItem struct {
+	Type    string `json:"type"`
+	Role    string `json:"role"`
+	Content []struct {
+		Type        string       `json:"type"`
+		Text        string       `json:"text"`
+		Annotations []annotation `json:"annotations"`
+	} `json:"content"`
+}
+
+// annotation is an output_text's url_citation: the link and where in the
+// text it is cited.
+type annotation struct {
+	Type       string `json:"type"`
+	URL        string `json:"url"`
+	Title      string `json:"title"`
+	StartIndex int    `json:"start_index"`
+	EndIndex   int    `json:"end_index"`
+}
+
+// message returns the text of the answer's assistant message, its
+// annotations (offsets into that text), and whether there was one.
+func (r *responsesResponse) message() (string, []annotation, bool) {
+	var text strings.Builder
+	var notes []annotation
+	found := false
+	for _, it := range r.Output {
+		if it.Type != "message" {
+			continue
+		}
+		for _, c := range it.Content {
+			if c.Type != "output_text" {
+				continue
+			}
+			found = true
+			for _, a := range c.Annotations {
+				// Offsets count characters, not bytes.
+				if at := byteOffset(c.Text, a.StartIndex); at >= 0 {
+					a.StartIndex = text.Len() + at
+				} else {
+					a.StartIndex = -1
+				}
+				notes = append(notes, a)
+			}
+			text.WriteString(c.Text)
+		}
+	}
+	return text.String(), notes, found
 }
 
 // citation is a citation URL: a string, or an object with a url.
@@ -377,6 +493,25 @@ func (c *citation) UnmarshalJSON(b []byte) error {
 	}
 	*c = citation(o.URL)
 	return nil
+}
+
+// byteOffset returns the byte offset of s's n-th character, -1 when s is
+// shorter.
+func byteOffset(s string, n int) int {
+	if n < 0 {
+		return -1
+	}
+	i := 0
+	for at := range s {
+		if i == n {
+			return at
+		}
+		i++
+	}
+	if i == n {
+		return len(s)
+	}
+	return -1
 }
 
 // describe reads xAI's error body ({"code","error"}) and marks an
