@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,5 +163,148 @@ func TestContinueRedoesTheReviewUnderWay(t *testing.T) {
 	}
 	if !reviewed {
 		t.Errorf("the task %q waiting for review at the cut was not reviewed after continuing", title)
+	}
+}
+
+// A task under way when the node stopped resumes from its last step on
+// continue: its finished steps are not asked of the model again.
+func TestContinueResumesTheTaskFromItsSteps(t *testing.T) {
+	e := newEnv(t)
+	ws := NewMemWorkspace()
+	in := mode.Input{Question: question, Workspace: ws, Now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)}
+
+	// The node stops while an agent's task asks for its second step.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			e.sc.mu.Lock()
+			cut := false
+			for _, n := range e.sc.steps {
+				cut = cut || n >= 2
+			}
+			e.sc.mu.Unlock()
+			if cut {
+				cancel()
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var rec eventtest.Recorder
+	if _, err := e.mode(t).Run(ctx, in, &rec); err == nil {
+		t.Fatal("the cut-short run succeeded")
+	}
+	doc, err := ws.Read(context.Background(), fileCheckpoint)
+	if err != nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	var cp checkpoint
+	if err := json.Unmarshal([]byte(doc), &cp); err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]int{} // task → steps its checkpoint holds
+	for i, a := range cp.Board.Agents {
+		for _, td := range a.Todos {
+			if td.Status == TodoInProgress && td.Progress != nil {
+				held[agentID(i)+"/"+td.Title] = len(td.Progress.Steps)
+			}
+		}
+	}
+	if len(held) == 0 {
+		t.Fatal("no task in progress kept its steps in the checkpoint")
+	}
+	e.sc.mu.Lock()
+	before := maps.Clone(e.sc.steps)
+	e.sc.mu.Unlock()
+
+	in.Continued = true
+	_, rec2 := e.run(t, in)
+	// An uninterrupted task takes three replies: web_search, scrape_url, done.
+	e.sc.mu.Lock()
+	defer e.sc.mu.Unlock()
+	for task, k := range held {
+		if got, want := e.sc.steps[task]-before[task], 3-k; got != want {
+			t.Errorf("task %s held %d steps at the cut and asked the model %d times after continuing, want %d", task, k, got, want)
+		}
+	}
+	resumed := false
+	for _, ev := range rec2.Events() {
+		if ev.Status != nil && ev.Status.Stage == "continue" && strings.Contains(ev.Status.Message, "resumes") {
+			resumed = true
+		}
+	}
+	if !resumed {
+		t.Error("no status says a task resumed")
+	}
+}
+
+// The model calls of a run cut at 60% of its calls and continued, with
+// the tasks' step checkpoints and without them (the continued run given
+// the checkpoint with the tasks' progress removed, as before they were
+// kept), beside an uninterrupted run's; the figures are in
+// docs/benchmarks.md:
+//
+//	go test -count=1 -run TestModelCallsOfACutRun -v ./internal/mode/research
+func TestModelCallsOfACutRun(t *testing.T) {
+	calls := func(e *env) int { return len(e.sc.model.Requests()) }
+	setup := func() *env {
+		e := newEnv(t)
+		e.sc.tasksPerAgent = 2
+		e.sc.agentLatency = 5 * time.Millisecond
+		return e
+	}
+	whole := setup()
+	in := mode.Input{Question: question, Workspace: NewMemWorkspace(), Now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)}
+	whole.run(t, in)
+	total := calls(whole)
+
+	cutAt := total * 6 / 10
+	run := func(keepProgress bool) int {
+		e := setup()
+		ws := NewMemWorkspace()
+		in := mode.Input{Question: question, Workspace: ws, Now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		go func() {
+			for calls(e) < cutAt && ctx.Err() == nil {
+				time.Sleep(time.Millisecond)
+			}
+			cancel()
+		}()
+		var rec eventtest.Recorder
+		if _, err := e.mode(t).Run(ctx, in, &rec); err == nil {
+			t.Fatal("the cut-short run succeeded")
+		}
+		if !keepProgress {
+			doc, err := ws.Read(context.Background(), fileCheckpoint)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cp checkpoint
+			if err := json.Unmarshal([]byte(doc), &cp); err != nil {
+				t.Fatal(err)
+			}
+			for i := range cp.Board.Agents {
+				for j := range cp.Board.Agents[i].Todos {
+					cp.Board.Agents[i].Todos[j].Progress = nil
+				}
+			}
+			data, _ := json.Marshal(cp)
+			if err := ws.Write(context.Background(), fileCheckpoint, string(data)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		in.Continued = true
+		e.run(t, in)
+		return calls(e)
+	}
+	with, without := run(true), run(false)
+	t.Logf("model calls: uninterrupted %d; cut at %d and continued: %d with the tasks' step checkpoints, %d without", total, cutAt, with, without)
+	// Each agent repeats at most the step it had under way, and the
+	// supervisor the review it had under way (timing moves the rest: how
+	// many reviews a run makes depends on when tasks finish).
+	if bound := total + whole.cfg.NumAgents + whole.cfg.SupervisorMaxIterations; with > bound {
+		t.Errorf("with step checkpoints the cut run made %d model calls, over %d", with, bound)
 	}
 }
