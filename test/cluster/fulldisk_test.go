@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -273,5 +275,141 @@ func TestSIGTERMMidStreamHandsDurableRunsOver(t *testing.T) {
 		if !continued {
 			t.Errorf("%s: the run's log shows no continuation from its checkpoint", a.group)
 		}
+	}
+}
+
+// startRedis starts a Redis server of the test's own on a free port and
+// returns its URL and a function that stops it (SIGKILL).
+func startRedis(t *testing.T) (string, func()) {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	_ = ln.Close()
+	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	stop := func() {
+		select {
+		case <-done:
+		default:
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}
+	t.Cleanup(stop)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			_ = c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("redis-server did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Sprintf("redis://127.0.0.1:%d/0", port), stop
+}
+
+// Redis goes down while a pro account's deep_research and extreme runs go
+// on: the runs finish, the pro account's next question is answered (it
+// has no limit to count), and a free account's is refused with 503 and
+// Retry-After, naming no address.
+func TestRedisDownMidRun(t *testing.T) {
+	c := newCluster(t)
+	url, stopRedis := startRedis(t)
+	c.redis = url
+	c.sova("users", "add", "pia", "--role", "pro")
+	c.sova("users", "add", "fay", "--role", "free")
+	pro := strings.TrimSpace(c.sova("keys", "create", "--user", "pia"))
+	free := strings.TrimSpace(c.sova("keys", "create", "--user", "fay"))
+	c.model.Handle(func(r *llmtest.Request) llmtest.Reply {
+		reply := c.model.Respond(r)
+		reply.Delay = 100 * time.Millisecond
+		return reply
+	})
+	n := c.start("node-1", map[string]string{"SOVA_RUN_LEASE": "2s", "SOVA_DEEP_RESEARCH_NUM_AGENTS": "2"})
+	var ids []string
+	for _, group := range []string{"deep_research", "extreme"} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, n.url+"/api/search",
+			strings.NewReader(fmt.Sprintf(`{"group":%q,"messages":[{"role":"user","content":"How did US presidents describe the economy in the 1930s?"}]}`, group)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+pro)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST /api/search (%s): %d", group, resp.StatusCode)
+		}
+		ids = append(ids, resp.Header.Get("X-Run-ID"))
+	}
+	time.Sleep(time.Second)
+	for i, id := range ids {
+		var r struct {
+			Run struct{ State string } `json:"run"`
+		}
+		if n.do(t, http.MethodGet, "/api/runs/"+id, pro, nil, &r); r.Run.State != "running" {
+			t.Fatalf("run %d is %q before Redis goes down, want running", i, r.Run.State)
+		}
+	}
+	stopRedis()
+	t.Log("Redis is down")
+
+	for i, id := range ids {
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			var r struct {
+				Run struct{ State, Error string } `json:"run"`
+			}
+			n.do(t, http.MethodGet, "/api/runs/"+id, pro, nil, &r)
+			if r.Run.State != "" && r.Run.State != "running" {
+				if r.Run.State != "completed" {
+					t.Errorf("run %d ended %s: %s", i, r.Run.State, r.Run.Error)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("run %d still running 60 s after Redis went down", i)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	ask := func(key string) (int, string, http.Header) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, n.url+"/v1/chat/completions",
+			strings.NewReader(`{"model":"chat","messages":[{"role":"user","content":"What is the capital of Australia?"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		_, _ = io.Copy(&b, resp.Body)
+		return resp.StatusCode, b.String(), resp.Header
+	}
+	if status, body, _ := ask(pro); status != http.StatusOK {
+		t.Errorf("the pro account's question with Redis down: %d %s", status, body)
+	}
+	status, body, h := ask(free)
+	if status != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || strings.Contains(body, "127.0.0.1") {
+		t.Errorf("the free account's question with Redis down: %d (Retry-After %q) %s", status, h.Get("Retry-After"), body)
 	}
 }
