@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 )
@@ -411,5 +414,98 @@ func TestRedisDownMidRun(t *testing.T) {
 	status, body, h := ask(free)
 	if status != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || strings.Contains(body, "127.0.0.1") {
 		t.Errorf("the free account's question with Redis down: %d (Retry-After %q) %s", status, h.Get("Retry-After"), body)
+	}
+}
+
+// The database drops a node's connections (pg_terminate_backend) twice
+// while a deep_research and an extreme run go on: both runs complete,
+// their clients' streams end with the finish, and no usage is given up.
+func TestDatabaseConnectionsKilledMidRun(t *testing.T) {
+	c := newCluster(t)
+	c.model.Handle(func(r *llmtest.Request) llmtest.Reply {
+		reply := c.model.Respond(r)
+		reply.Delay = 100 * time.Millisecond
+		return reply
+	})
+	app := fmt.Sprintf("sova-faults-%d", time.Now().UnixNano())
+	u, err := neturl.Parse(c.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("application_name", app)
+	u.RawQuery = q.Encode()
+	n := c.start("node-1", map[string]string{"SOVA_DATABASE_URL": u.String(), "SOVA_RUN_LEASE": "2s", "SOVA_DEEP_RESEARCH_NUM_AGENTS": "2"})
+	type asked struct {
+		group, run string
+		finished   bool
+		errText    string
+	}
+	runs := []*asked{{group: "deep_research"}, {group: "extreme"}}
+	var wg sync.WaitGroup
+	for _, a := range runs {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, n.url+"/api/search",
+			strings.NewReader(fmt.Sprintf(`{"group":%q,"messages":[{"role":"user","content":"How did US presidents describe the economy in the 1930s?"}]}`, a.group)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.run = resp.Header.Get("X-Run-ID")
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || a.run == "" {
+			t.Fatalf("POST /api/search (%s): %d", a.group, resp.StatusCode)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+			defer cancel()
+			a.finished, _ = readStream(ctx, n.url+"/api/runs/"+a.run+"/stream", 0, func(f frame) {
+				if f.typ() == "error" {
+					a.errText = f.data
+				}
+			})
+		}()
+	}
+	admin, err := pgx.Connect(t.Context(), os.Getenv("SOVA_TEST_DATABASE_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	for range 2 {
+		time.Sleep(700 * time.Millisecond)
+		var killed int
+		if err := admin.QueryRow(t.Context(),
+			`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&killed); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("terminated %d of the node's connections", killed)
+		if killed == 0 {
+			t.Fatal("no connection of the node to terminate")
+		}
+	}
+	wg.Wait()
+	for _, a := range runs {
+		var r struct {
+			Run struct{ State, Error string } `json:"run"`
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for n.get(t, "/api/runs/"+a.run, &r); r.Run.State == "" || r.Run.State == "running"; n.get(t, "/api/runs/"+a.run, &r) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s run still running", a.group)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if r.Run.State != "completed" || !a.finished {
+			t.Errorf("%s run ended %s (%s); the client saw the finish: %v, an error: %s", a.group, r.Run.State, r.Run.Error, a.finished, a.errText)
+		}
+	}
+	// Usage is written with retries: none of it was given up on.
+	if strings.Contains(n.logs.String(), "recording usage failed") {
+		t.Error("the node gave up recording usage")
 	}
 }
