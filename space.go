@@ -33,7 +33,10 @@ type Document struct {
 	SHA256     string    `json:"sha256"`
 	ChunkCount int       `json:"chunkCount"`
 	Version    string    `json:"version"`
-	CreatedAt  time.Time `json:"createdAt"`
+	// Notice says what of the file was left out when only part of it
+	// could be read (a limit cut it); empty when it was read whole.
+	Notice    string    `json:"notice,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt  time.Time `json:"updatedAt"`
 	// SpaceName is filled in by LookupDocuments only.
 	SpaceName string `json:"spaceName,omitempty"`

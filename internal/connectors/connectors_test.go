@@ -260,6 +260,29 @@ func TestPrivateAddressRefused(t *testing.T) {
 	}
 }
 
+// With SOVA_CONNECTORS_ALLOW_PRIVATE on, a share at a cloud
+// instance-metadata address is still refused, when connecting and by the
+// transport every sync dials through, before any request is sent.
+func TestMetadataRefusedWithPrivateAllowed(t *testing.T) {
+	e := newEnv(t)
+	svc := connectors.New(e.st, e.spaces, connectors.Config{AllowPrivate: true})
+	for _, loc := range []string{"http://169.254.169.254/latest/", "http://[fd00:ec2::254]/", "http://metadata.google.internal/dav/", "http://100.100.100.200/"} {
+		_, err := svc.Connect(t.Context(), admin, e.space.ID, connectors.Request{Kind: "webdav", Location: loc, Username: "anna", Password: "pw"})
+		if !errors.Is(err, sova.ErrInvalid) || !strings.Contains(err.Error(), "metadata") {
+			t.Errorf("connect %s with private addresses allowed: %v", loc, err)
+		}
+		req, _ := http.NewRequestWithContext(t.Context(), "PROPFIND", loc, nil)
+		resp, err := connectors.GuardedTransport(true).RoundTrip(req)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		var blocked *connectors.BlockedError
+		if !errors.As(err, &blocked) {
+			t.Errorf("transport to %s with private addresses allowed: %v, want a refusal", loc, err)
+		}
+	}
+}
+
 // The periodic sync runs under Start and stops with Stop.
 func TestPeriodicSync(t *testing.T) {
 	e := newEnv(t)

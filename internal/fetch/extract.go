@@ -46,20 +46,29 @@ type extraction struct {
 // bytes may be in any charset the document declares (or UTF-8). Extract
 // does no network access. The Markdown is not trimmed.
 func Extract(htmlDoc []byte, pageURL string) (title, markdown string, err error) {
+	title, markdown, _, err = ExtractCut(htmlDoc, pageURL)
+	return title, markdown, err
+}
+
+// ExtractCut is Extract that also reports whether the document was too
+// long and only its beginning was read (maxHTMLBytes of source,
+// maxExtractChars of text), for callers that must say so: a document
+// added to a space, unlike a page read for a question, is expected whole.
+func ExtractCut(htmlDoc []byte, pageURL string) (title, markdown string, cut bool, err error) {
 	var u *url.URL
 	if pageURL != "" {
 		if u, err = url.Parse(pageURL); err != nil {
-			return "", "", fmt.Errorf("extract: page URL %q is not valid: %w", pageURL, err)
+			return "", "", false, fmt.Errorf("extract: page URL %q is not valid: %w", pageURL, err)
 		}
 	}
 	ex, err := extractHTML(decode(htmlDoc, ""), u)
 	if err != nil {
-		return "", "", fmt.Errorf("extract: %w", err)
+		return "", "", false, fmt.Errorf("extract: %w", err)
 	}
 	if strings.TrimSpace(ex.markdown) == "" {
-		return ex.title, "", fmt.Errorf("extract: %w", ErrNoContent)
+		return ex.title, "", ex.cut, fmt.Errorf("extract: %w", ErrNoContent)
 	}
-	return ex.title, ex.markdown, nil
+	return ex.title, ex.markdown, ex.cut, nil
 }
 
 // maxHTMLBytes bounds the HTML source parsed into a tree: the extractors

@@ -162,11 +162,14 @@ type Usage struct {
 	ExitErr string        // how the worker ended, when not normally
 }
 
-// reply is what a worker writes to its stdout.
+// reply is what a worker writes to its stdout, followed by the OutLen
+// bytes of its result. The result travels raw after the gob header, so
+// the parent hands back a slice of what it read rather than a decoded
+// copy (a large document's text would otherwise be in memory three times).
 type reply struct {
-	Out   []byte
-	Err   string
-	Known int // index into the worker's known errors, or -1
+	OutLen int
+	Err    string
+	Known  int // index into the worker's known errors, or -1
 }
 
 // Run parses input with the worker function registered under kind, in a
@@ -253,8 +256,14 @@ func RunUsage(ctx context.Context, lim Limits, kind string, input []byte) ([]byt
 		return nil, u, fmt.Errorf("parsing %s: %w (%s: %s)", w.what, ErrCrashed, ee, firstFatal(msg))
 	}
 	var rep reply
-	if err := gob.NewDecoder(bytes.NewReader(stdout.Bytes())).Decode(&rep); err != nil {
+	all := stdout.Bytes()
+	r := bytes.NewReader(all) // an io.ByteReader: gob reads no further than the header
+	if err := gob.NewDecoder(r).Decode(&rep); err != nil {
 		return nil, u, fmt.Errorf("parsing %s: %w: unreadable answer from the worker: %v (%s)", w.what, ErrCrashed, err, lastLine(stderr.String()))
+	}
+	out := all[len(all)-r.Len():]
+	if rep.OutLen != len(out) {
+		return nil, u, fmt.Errorf("parsing %s: %w: the worker's answer is %d bytes, not the %d it announced (%s)", w.what, ErrCrashed, len(out), rep.OutLen, lastLine(stderr.String()))
 	}
 	if rep.Err != "" {
 		re := &remoteError{msg: rep.Err}
@@ -263,7 +272,7 @@ func RunUsage(ctx context.Context, lim Limits, kind string, input []byte) ([]byt
 		}
 		return nil, u, re
 	}
-	return rep.Out, u, nil
+	return out, u, nil
 }
 
 // startAndWait starts cmd and waits for it. The start is kept on one OS

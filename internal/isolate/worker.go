@@ -61,8 +61,9 @@ func runWorker(args []string) int {
 		return exitIO
 	}
 	out, ferr := call(w.fn, input)
-	rep := reply{Out: out, Known: -1}
+	rep := reply{OutLen: len(out), Known: -1}
 	if ferr != nil {
+		out, rep.OutLen = nil, 0
 		rep.Err = ferr.Error()
 		for i, k := range w.known {
 			if errors.Is(ferr, k) {
@@ -72,6 +73,10 @@ func runWorker(args []string) int {
 		}
 	}
 	if err := gob.NewEncoder(os.Stdout).Encode(rep); err != nil {
+		fmt.Fprintln(os.Stderr, "isolate: writing the result:", err)
+		return exitIO
+	}
+	if _, err := os.Stdout.Write(out); err != nil {
 		fmt.Fprintln(os.Stderr, "isolate: writing the result:", err)
 		return exitIO
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -260,7 +261,16 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			"upload documents as multipart/form-data with one or more file parts: "+err.Error())
 		return
 	}
+	// Each file is spooled to a temporary file rather than held in
+	// memory: the service reads it once, at its exact size, when its turn
+	// comes (a body of several large files is never all in memory).
 	var files []spaces.File
+	var spooled []string
+	defer func() {
+		for _, p := range spooled {
+			_ = os.Remove(p)
+		}
+	}()
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -277,13 +287,21 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		}
 		// Read up to the file limit and one byte more, so that the service
 		// reports a file over the limit as such.
-		data, err := io.ReadAll(io.LimitReader(part, s.opt.MaxFileBytes+1))
+		path, err := spool(io.LimitReader(part, s.opt.MaxFileBytes+1))
 		_ = part.Close()
+		if path != "" {
+			spooled = append(spooled, path)
+		}
 		if err != nil {
+			if errors.Is(err, errSpool) {
+				s.opt.Logger.Error("spooling an upload", "err", err)
+				writeError(w, http.StatusInternalServerError, "server_error", "internal", "the upload could not be kept for reading")
+				return
+			}
 			s.uploadReadError(w, err, limit)
 			return
 		}
-		files = append(files, spaces.BytesFile(name, data))
+		files = append(files, spaces.File{Name: name, Open: func() (io.ReadCloser, error) { return os.Open(path) }})
 	}
 	if len(files) == 0 {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "no_files", "the upload holds no file parts (send each file as a part with a filename)")
@@ -323,6 +341,37 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, status, map[string]any{"documents": results})
+}
+
+// errSpool is a failure of the server's own temporary file, not of the
+// request's body.
+var errSpool = errors.New("temporary file")
+
+// spool copies r to a new temporary file and returns its path (also on
+// an error after the file was made, for the caller to remove).
+func spool(r io.Reader) (string, error) {
+	f, err := os.CreateTemp("", "sova-upload-*")
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", errSpool, err)
+	}
+	path := f.Name()
+	_, err = io.Copy(writerOnly{f}, r)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("%w: %w", errSpool, cerr)
+	}
+	return path, err
+}
+
+// writerOnly hides *os.File's ReadFrom, so that a failure to read the
+// request's body and a failure to write the file stay apart.
+type writerOnly struct{ f *os.File }
+
+func (w writerOnly) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		err = fmt.Errorf("%w: %w", errSpool, err)
+	}
+	return n, err
 }
 
 func (s *Server) uploadReadError(w http.ResponseWriter, err error, limit int64) {

@@ -34,7 +34,8 @@ const headingSep = " > "
 type chunker struct {
 	size, overlap int
 
-	out      []Chunk
+	emit     func(Chunk)
+	n        int // chunks emitted
 	headings []string
 	cur      strings.Builder
 	curLen   int // characters in cur
@@ -44,7 +45,16 @@ type chunker struct {
 }
 
 func chunkBlocks(blocks []block, size, overlap int) []Chunk {
-	c := &chunker{size: max(size, 100), overlap: max(0, min(overlap, size/2))}
+	var out []Chunk
+	eachChunk(blocks, size, overlap, func(c Chunk) { out = append(out, c) })
+	return out
+}
+
+// eachChunk cuts blocks into chunks as chunkBlocks does, handing each to
+// fn as it is made (so that a large document's chunks need not all be in
+// memory at once), and returns how many there were.
+func eachChunk(blocks []block, size, overlap int, fn func(Chunk)) int {
+	c := &chunker{size: max(size, 100), overlap: max(0, min(overlap, size/2)), emit: fn}
 	for _, b := range blocks {
 		switch b.kind {
 		case blockHeading:
@@ -53,13 +63,15 @@ func chunkBlocks(blocks []block, size, overlap int) []Chunk {
 			if len(c.headings) >= level {
 				c.headings = c.headings[:level-1]
 			}
-			c.headings = append(c.headings, oneLine(b.text))
+			// A copy: the heading is often a slice of the whole file's
+			// text, which it would otherwise keep in memory.
+			c.headings = append(c.headings, strings.Clone(oneLine(b.text)))
 		default:
 			c.paragraph(b.text, b.page)
 		}
 	}
 	c.flush(false)
-	return c.out
+	return c.n
 }
 
 func (c *chunker) paragraph(text string, page int) {
@@ -109,8 +121,9 @@ func (c *chunker) flush(carry bool) {
 		return
 	}
 	text := c.cur.String()
-	c.out = append(c.out, Chunk{
-		Seq:     len(c.out) + 1,
+	c.n++
+	c.emit(Chunk{
+		Seq:     c.n,
 		Heading: strings.Join(c.headings, headingSep),
 		Text:    text,
 		Page:    c.page,

@@ -3,13 +3,14 @@ package spaces
 import (
 	"bytes"
 	"context"
-	"encoding/gob"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/http"
 	"path"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/isolate"
@@ -103,6 +104,9 @@ type parsed struct {
 	format Format
 	title  string
 	blocks []block
+	// notice says what of the file was left out when it was read only
+	// in part (a limit cut it); empty when it was read whole.
+	notice string
 }
 
 // parse reads a document of the given format in this process. Only the
@@ -170,30 +174,118 @@ func init() {
 	}
 }
 
-// wireDoc is a parsed document as the worker sends it back.
-type wireDoc struct {
-	Title  string
-	Blocks []wireBlock
+// ownedParse is parseIsolated for bytes the caller owns and will not
+// change again: Markdown and plain text that are valid UTF-8 are read
+// from them in place, as a string sharing their memory, rather than from
+// a copy (a copy of a 50 MiB file is 50 MiB more at the peak of an
+// upload).
+func ownedParse(ctx context.Context, lim isolate.Limits, name string, format Format, data []byte) (*parsed, error) {
+	if (format != FormatMarkdown && format != FormatText) || len(data) == 0 ||
+		bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}) || !utf8.Valid(data) {
+		return parseIsolated(ctx, lim, name, format, data)
+	}
+	text := unsafe.String(unsafe.SliceData(data), len(data))
+	var p *parsed
+	if format == FormatMarkdown {
+		p = parseMarkdown(text)
+	} else {
+		p = parsePlainText(text)
+	}
+	return finish(name, format, p, nil)
 }
 
-type wireBlock struct {
-	Heading     bool
-	Level, Page int
-	Text        string
-}
+// The worker sends a parsed document back as length-prefixed fields:
+// the title, the notice, then per block a kind byte (1 for a heading),
+// the level, the page and the text. The parent reads the texts in place,
+// as strings sharing the worker's output, rather than decoding copies of
+// them: a large document's text is then in memory once, not three times.
 
 func parseWorker(f Format, data []byte) ([]byte, error) {
 	p, err := parseContent(f, data)
 	if err != nil {
 		return nil, err
 	}
-	w := wireDoc{Title: p.title, Blocks: make([]wireBlock, len(p.blocks))}
-	for i, b := range p.blocks {
-		w.Blocks[i] = wireBlock{Heading: b.kind == blockHeading, Level: b.level, Page: b.page, Text: b.text}
+	n := len(p.title) + len(p.notice) + 2*binary.MaxVarintLen64
+	for _, b := range p.blocks {
+		n += 1 + 3*binary.MaxVarintLen64 + len(b.text)
 	}
-	var out bytes.Buffer
-	err = gob.NewEncoder(&out).Encode(w)
-	return out.Bytes(), err
+	out := make([]byte, 0, n)
+	out = appendString(out, p.title)
+	out = appendString(out, p.notice)
+	for _, b := range p.blocks {
+		kind := byte(0)
+		if b.kind == blockHeading {
+			kind = 1
+		}
+		out = append(out, kind)
+		out = binary.AppendUvarint(out, uint64(max(b.level, 0)))
+		out = binary.AppendUvarint(out, uint64(max(b.page, 0)))
+		out = appendString(out, b.text)
+	}
+	return out, nil
+}
+
+func appendString(out []byte, s string) []byte {
+	out = binary.AppendUvarint(out, uint64(len(s)))
+	return append(out, s...)
+}
+
+// errWire is a worker's output that does not read as a parsed document.
+var errWire = errors.New("unreadable result from the parser")
+
+// readWire reads parseWorker's output. out is the caller's, not written
+// again: the texts are slices of it.
+func readWire(out []byte) (*parsed, error) {
+	uvarint := func() (uint64, error) {
+		v, n := binary.Uvarint(out)
+		if n <= 0 {
+			return 0, errWire
+		}
+		out = out[n:]
+		return v, nil
+	}
+	str := func() (string, error) {
+		n, err := uvarint()
+		if err != nil || n > uint64(len(out)) {
+			return "", errWire
+		}
+		s := unsafe.String(unsafe.SliceData(out), int(n))
+		out = out[n:]
+		return s, nil
+	}
+	title, err := str()
+	if err != nil {
+		return nil, err
+	}
+	notice, err := str()
+	if err != nil {
+		return nil, err
+	}
+	p := &parsed{title: title, notice: notice}
+	for len(out) > 0 {
+		kind := blockText
+		if out[0] == 1 {
+			kind = blockHeading
+		}
+		out = out[1:]
+		level, err := uvarint()
+		if err != nil {
+			return nil, err
+		}
+		page, err := uvarint()
+		if err != nil {
+			return nil, err
+		}
+		text, err := str()
+		if err != nil {
+			return nil, err
+		}
+		if level > 64 || page > 1<<31 {
+			return nil, errWire
+		}
+		p.blocks = append(p.blocks, block{kind: kind, level: int(level), page: int(page), text: text})
+	}
+	return p, nil
 }
 
 // parseIsolated reads a document as parse does, PDF, DOCX and HTML in a
@@ -206,18 +298,8 @@ func parseIsolated(ctx context.Context, lim isolate.Limits, name string, format 
 	if err != nil {
 		return finish(name, format, nil, err)
 	}
-	var w wireDoc
-	if err := gob.NewDecoder(bytes.NewReader(out)).Decode(&w); err != nil {
-		return finish(name, format, nil, fmt.Errorf("unreadable result from the parser: %w", err))
-	}
-	p := &parsed{title: w.Title, blocks: make([]block, len(w.Blocks))}
-	for i, b := range w.Blocks {
-		p.blocks[i] = block{kind: blockText, level: b.Level, page: b.Page, text: b.Text}
-		if b.Heading {
-			p.blocks[i].kind = blockHeading
-		}
-	}
-	return finish(name, format, p, nil)
+	p, err := readWire(out)
+	return finish(name, format, p, err)
 }
 
 func hasText(blocks []block) bool {
@@ -240,7 +322,7 @@ func firstHeading(blocks []block) string {
 
 // parseHTML keeps the main content of a page, as the web pipeline does.
 func parseHTML(data []byte) (*parsed, error) {
-	title, md, err := fetch.Extract(data, "")
+	title, md, cut, err := fetch.ExtractCut(data, "")
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +330,23 @@ func parseHTML(data []byte) (*parsed, error) {
 	if title != "" {
 		p.title = title
 	}
+	if cut {
+		p.notice = fmt.Sprintf("only the beginning of this HTML file was read (%s of text from %s of HTML): "+
+			"the reader of HTML pages stops at a limit; convert the file to Markdown or plain text to add all of it",
+			sizeWords(int64(len(md))), sizeWords(int64(len(data))))
+	}
 	return p, nil
+}
+
+// sizeWords writes a byte count for people: "45 MiB", "230 KiB", "900 bytes".
+func sizeWords(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", (n+1<<19)>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", (n+1<<9)>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // parsePlainText splits text into paragraphs at blank lines.

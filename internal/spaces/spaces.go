@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"path"
 	"runtime"
@@ -233,9 +234,15 @@ type File struct {
 // BytesFile is a File whose content is in memory.
 func BytesFile(name string, data []byte) File {
 	return File{Name: name, Open: func() (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(data)), nil
+		return bytesReader{bytes.NewReader(data)}, nil
 	}}
 }
+
+// bytesReader keeps bytes.Reader's Len visible (readAll sizes its buffer
+// by it), which io.NopCloser would hide.
+type bytesReader struct{ *bytes.Reader }
+
+func (bytesReader) Close() error { return nil }
 
 // Status of one file after Add.
 const (
@@ -455,7 +462,11 @@ func (s *Service) notWritten(results []FileResult, files []File, cause error) []
 
 // prepared is a file read and chunked, ready to be written.
 type prepared struct {
-	doc       *sova.Document
+	doc *sova.Document
+	// Either blocks, chunked as they are indexed, or (with an embedding
+	// model, whose vectors are made before the space's lock is taken)
+	// chunks with their vectors.
+	blocks    []block
 	chunks    []Chunk
 	vectors   [][]float32
 	textBytes int
@@ -497,13 +508,13 @@ func (s *Service) prepare(ctx context.Context, f File, known map[string]sova.Doc
 	if err != nil {
 		return fail(err)
 	}
-	doc, err := parseIsolated(ctx, s.cfg.Parse, name, format, data)
+	size := int64(len(data))
+	// data was read here and is not written again: Markdown and plain
+	// text are parsed from it without a copy (ownedParse), their blocks
+	// slices of it.
+	doc, err := ownedParse(ctx, s.cfg.Parse, name, format, data)
 	if err != nil {
 		return fail(err)
-	}
-	chunks := chunkBlocks(doc.blocks, s.cfg.ChunkChars, s.cfg.ChunkOverlap)
-	if len(chunks) == 0 {
-		return fail(fmt.Errorf("%s: %w", name, ErrNoText))
 	}
 	// A replaced document keeps its ID; the chunks are indexed under it
 	// before the row is written.
@@ -517,23 +528,35 @@ func (s *Service) prepare(ctx context.Context, f File, known map[string]sova.Doc
 	}
 	p := &prepared{
 		doc: &sova.Document{
-			ID: id, Name: name, Title: doc.title, Format: string(format), Size: int64(len(data)),
-			SHA256: digest, ChunkCount: len(chunks), Version: uuid.NewString(),
+			ID: id, Name: name, Title: doc.title, Format: string(format), Size: size,
+			SHA256: digest, Version: uuid.NewString(), Notice: doc.notice,
 		},
-		chunks:   chunks,
 		replaces: exists,
 	}
+	if s.embed == nil {
+		// The chunks are made as they are indexed (putChunks), a step at
+		// a time, rather than held all at once beside the blocks. finish
+		// saw text in the blocks, so there will be at least one chunk.
+		p.blocks = doc.blocks
+		for _, b := range doc.blocks {
+			p.textBytes += len(b.text)
+		}
+		return p
+	}
+	chunks := chunkBlocks(doc.blocks, s.cfg.ChunkChars, s.cfg.ChunkOverlap)
+	if len(chunks) == 0 {
+		return fail(fmt.Errorf("%s: %w", name, ErrNoText))
+	}
+	p.chunks, p.doc.ChunkCount = chunks, len(chunks)
 	for _, c := range chunks {
 		p.textBytes += len(c.Text)
 	}
-	if s.embed != nil {
-		texts := make([]string, len(chunks))
-		for i, c := range chunks {
-			texts[i] = clipBytes(indexedText(doc.title, c.Heading, c.Text), maxEmbedChars)
-		}
-		if p.vectors, err = s.embedAll(ctx, texts); err != nil {
-			return fail(fmt.Errorf("%s: embedding: %w", name, err))
-		}
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = clipBytes(indexedText(doc.title, c.Heading, c.Text), maxEmbedChars)
+	}
+	if p.vectors, err = s.embedAll(ctx, texts); err != nil {
+		return fail(fmt.Errorf("%s: embedding: %w", name, err))
 	}
 	return p
 }
@@ -547,7 +570,7 @@ func (s *Service) read(f File) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, s.cfg.MaxFileBytes+1))
+	data, err := readAll(rc, s.cfg.MaxFileBytes+1)
 	if err != nil {
 		return nil, err
 	}
@@ -555,6 +578,38 @@ func (s *Service) read(f File) ([]byte, error) {
 		return nil, fmt.Errorf("%w: larger than %d bytes (SOVA_SPACES_MAX_FILE_BYTES)", ErrTooLarge, s.cfg.MaxFileBytes)
 	}
 	return data, nil
+}
+
+// readAll reads up to limit bytes. When the reader knows its size (a file,
+// an in-memory reader) the buffer is made that size at once: io.ReadAll
+// grows by doubling, which for a 50 MiB file passes through buffers that
+// add up to several times the file.
+func readAll(r io.Reader, limit int64) ([]byte, error) {
+	var size int64 = -1
+	switch v := r.(type) {
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+	case interface{ Len() int }:
+		size = int64(v.Len())
+	}
+	if size < 0 || size > limit {
+		return io.ReadAll(io.LimitReader(r, limit))
+	}
+	// One byte more than the size, so that a file that grew meanwhile is
+	// seen (and read on, still within limit).
+	lr := io.LimitReader(r, limit)
+	buf := make([]byte, size+1)
+	n, err := io.ReadFull(lr, buf)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return buf[:n], nil
+	case err != nil:
+		return nil, err
+	}
+	rest, err := io.ReadAll(lr)
+	return append(buf, rest...), err
 }
 
 // ErrTooLarge is matched when a file is over the size limit.
@@ -637,40 +692,67 @@ func (s *Service) write(ctx context.Context, userID, spaceID string, batch []*pr
 	return nil
 }
 
-// putChunks indexes the chunks of a batch of documents, in parallel parts
-// of whole documents: each part builds its index segment on its own core.
+// putChunks indexes the chunks of a batch of documents in steps of at
+// most indexStepChunks chunks, each in parallel parts: each part builds
+// its index segment on its own core. One step for a whole large document
+// would hold the index's analysis of all its chunks at once (about 15×
+// the text for a 50 MiB file); the steps are invisible until the store
+// names the version (see write), so a failure midway leaves the space as
+// it was once write removes the version.
 func (s *Service) putChunks(ctx context.Context, spaceID string, batch []*prepared) error {
-	total := 0
-	for _, p := range batch {
-		total += len(p.chunks)
-	}
 	// Parts of at least partChunks chunks: smaller segments would cost
 	// more in merging than they save.
 	const partChunks = 512
-	parts := max(1, min(s.cfg.Workers, total/partChunks))
-	per := (total + parts - 1) / parts
-	var bs []*Batch
-	cur := &Batch{}
+	workers := max(1, min(s.cfg.Workers, indexStepChunks/partChunks))
+	var step []IndexedChunk
+	flush := func() error {
+		if len(step) == 0 {
+			return nil
+		}
+		parts := max(1, min(workers, len(step)/partChunks))
+		per := (len(step) + parts - 1) / parts
+		g, gctx := errgroup.WithContext(ctx)
+		for start := 0; start < len(step); start += per {
+			b := &Batch{Put: step[start:min(start+per, len(step))]}
+			g.Go(func() error { return s.index.Apply(gctx, spaceID, b) })
+		}
+		err := g.Wait()
+		step = step[:0]
+		return err
+	}
+	var err error
+	put := func(ic IndexedChunk) {
+		if err != nil {
+			return
+		}
+		step = append(step, ic)
+		if len(step) >= indexStepChunks {
+			err = flush()
+		}
+	}
 	for _, p := range batch {
-		if len(cur.Put) >= per {
-			bs = append(bs, cur)
-			cur = &Batch{}
+		if p.chunks == nil {
+			p.doc.ChunkCount = eachChunk(p.blocks, s.cfg.ChunkChars, s.cfg.ChunkOverlap, func(c Chunk) {
+				put(IndexedChunk{DocID: p.doc.ID, Version: p.doc.Version, DocName: p.doc.Name, Title: p.doc.Title, Chunk: c})
+			})
+			continue
 		}
 		for i, c := range p.chunks {
 			ic := IndexedChunk{DocID: p.doc.ID, Version: p.doc.Version, DocName: p.doc.Name, Title: p.doc.Title, Chunk: c}
 			if p.vectors != nil {
 				ic.Vector = p.vectors[i]
 			}
-			cur.Put = append(cur.Put, ic)
+			put(ic)
 		}
 	}
-	bs = append(bs, cur)
-	g, gctx := errgroup.WithContext(ctx)
-	for _, b := range bs {
-		g.Go(func() error { return s.index.Apply(gctx, spaceID, b) })
+	if err != nil {
+		return err
 	}
-	return g.Wait()
+	return flush()
 }
+
+// indexStepChunks bounds the chunks indexed in one step (putChunks).
+const indexStepChunks = 512
 
 // removeVersions drops chunks from the index after the store no longer
 // names them. A failure only leaves invisible leftovers, so it is logged

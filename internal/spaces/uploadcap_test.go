@@ -2,6 +2,8 @@ package spaces
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -40,5 +42,42 @@ func TestUploadsPerPersonCapped(t *testing.T) {
 	wg.Wait()
 	if res := e.add(t, sp.ID, BytesFile("c.md", []byte("# c\n\ntext"))); res[0].Status != StatusAdded {
 		t.Errorf("the add after: %+v", res[0])
+	}
+}
+
+// An HTML file longer than the page reader takes is added in part and
+// says so: its document carries a notice (shown in the upload's answer
+// and the space's list); a short one carries none.
+func TestCutDocumentSaysSo(t *testing.T) {
+	e := newEnv(t, Config{}, nil, nil)
+	sp := e.space(t, "cut")
+	var long strings.Builder
+	long.WriteString("<html><head><title>Long</title></head><body><article>")
+	for i := 0; long.Len() < 600_000; i++ {
+		fmt.Fprintf(&long, "<p>Paragraph %d of the long report tells of the budget and of the harbour works in detail.</p>\n", i)
+	}
+	long.WriteString("</article></body></html>")
+	res := e.add(t, sp.ID,
+		BytesFile("long.html", []byte(long.String())),
+		BytesFile("short.html", []byte("<html><body><article><p>The harbour opened in June after the works on the pier.</p></article></body></html>")))
+	for _, r := range res {
+		if r.Status != StatusAdded {
+			t.Fatalf("%s: %s %s", r.Name, r.Status, r.Error)
+		}
+	}
+	if n := res[0].Document.Notice; !strings.Contains(n, "only the beginning") {
+		t.Errorf("the cut document's notice = %q", n)
+	}
+	if n := res[1].Document.Notice; n != "" {
+		t.Errorf("the whole document's notice = %q, want none", n)
+	}
+	docs, err := e.svc.Documents(t.Context(), user, sp.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if (d.Name == "long.html") != (d.Notice != "") {
+			t.Errorf("stored %s: notice %q", d.Name, d.Notice)
+		}
 	}
 }

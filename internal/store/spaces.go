@@ -181,12 +181,12 @@ func (s *DB) DeleteSpace(ctx context.Context, userID, spaceID string) error {
 	return nil
 }
 
-const documentColumns = `id, space_id, name, title, format, size, sha256, chunk_count, version, created_at, updated_at`
+const documentColumns = `id, space_id, name, title, format, size, sha256, chunk_count, version, notice, created_at, updated_at`
 
 // scanDocument scans documentColumns and then extra.
 func scanDocument(row interface{ Scan(...any) error }, extra ...any) (sova.Document, error) {
 	var d sova.Document
-	dest := append([]any{&d.ID, &d.SpaceID, &d.Name, &d.Title, &d.Format, &d.Size, &d.SHA256, &d.ChunkCount, &d.Version,
+	dest := append([]any{&d.ID, &d.SpaceID, &d.Name, &d.Title, &d.Format, &d.Size, &d.SHA256, &d.ChunkCount, &d.Version, &d.Notice,
 		scanTime(&d.CreatedAt), scanTime(&d.UpdatedAt)}, extra...)
 	err := row.Scan(dest...)
 	return d, err
@@ -294,12 +294,12 @@ func (s *DB) PutDocuments(ctx context.Context, userID, spaceID string, docs []*s
 				d.ID, d.CreatedAt = old.ID, old.CreatedAt
 				replaced = append(replaced, old)
 				_, err = tx.exec(ctx, `UPDATE documents SET title = ?, format = ?, size = ?, sha256 = ?,
-					chunk_count = ?, version = ?, updated_at = ? WHERE id = ?`,
-					d.Title, d.Format, d.Size, d.SHA256, d.ChunkCount, d.Version, s.d.time(d.UpdatedAt), d.ID)
+					chunk_count = ?, version = ?, notice = ?, updated_at = ? WHERE id = ?`,
+					d.Title, d.Format, d.Size, d.SHA256, d.ChunkCount, d.Version, d.Notice, s.d.time(d.UpdatedAt), d.ID)
 			case isNoRows(err):
 				_, err = tx.exec(ctx, `INSERT INTO documents (`+documentColumns+`)
-					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-					d.ID, spaceID, d.Name, d.Title, d.Format, d.Size, d.SHA256, d.ChunkCount, d.Version,
+					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					d.ID, spaceID, d.Name, d.Title, d.Format, d.Size, d.SHA256, d.ChunkCount, d.Version, d.Notice,
 					s.d.time(d.CreatedAt), s.d.time(d.UpdatedAt))
 			}
 			if err != nil {

@@ -36,6 +36,14 @@ func (f *Found) add(r search.Result) bool {
 	return true
 }
 
+// Restore adds results seen by an earlier execution of the loop, restored
+// from a checkpoint.
+func (f *Found) Restore(rs []search.Result) {
+	for _, r := range rs {
+		f.add(r)
+	}
+}
+
 // Lookup returns the result seen for url.
 func (f *Found) Lookup(url string) (search.Result, bool) {
 	if f == nil {

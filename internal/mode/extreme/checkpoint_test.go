@@ -153,6 +153,18 @@ func TestContinuedRunGoesOnFromCheckpoint(t *testing.T) {
 			if chartURL.ReplaceAllString(res.Text, "/files/charts/*/") != chartURL.ReplaceAllString(want.Text, "/files/charts/*/") {
 				t.Errorf("answer after continuing:\n%s\nwant\n%s", res.Text, want.Text)
 			}
+			// The continued run streams its whole answer (from the done
+			// phase, the answer it kept): the run engine leaves out what
+			// the client had, and a client that had none of it needs it all.
+			streamed := ""
+			for _, ev := range rec2.Events() {
+				if ev.Type == event.TypeTextDelta {
+					streamed += ev.Text
+				}
+			}
+			if streamed != res.Text {
+				t.Errorf("the continued run streamed %d characters of its %d-character answer (checkpoint phase %s)", len(streamed), len(res.Text), cp.Phase)
+			}
 			if len(res.Sources) != len(want.Sources) || res.Report == "" || !strings.Contains(res.Text, "/api/runs/run_1/files/charts/") {
 				t.Errorf("sources %+v, report %d bytes, answer %q", res.Sources, len(res.Report), res.Text)
 			}

@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -41,13 +42,28 @@ type task struct {
 // saying so.
 func (s *session) runTask(ctx context.Context, a *agent, t *todo) (*note, error) {
 	tk := &task{s: s, a: a, t: t, notes: map[int]string{}}
-	res, err := s.loop(ctx, agentloop.Config{
+	cfg := agentloop.Config{
 		Tools:       untrusted(tk.tools()),
 		MaxSteps:    s.cfg.AgentMaxSteps,
 		PrepareStep: tk.reflectEvery,
 		// An agent that stops calling tools has said what it had to say.
 		MaxIdle: 1,
-	}, s.agentMessages(ctx, a, t))
+		// After each step (each reply with calls, each result) the task's
+		// work so far goes into the checkpoint.
+		Checkpoint: tk.checkpoint,
+	}
+	s.board.mu.Lock()
+	pr := t.progress
+	s.board.mu.Unlock()
+	var msgs []llm.Message
+	if pr != nil && len(pr.Steps) > 0 && len(pr.Messages) > 0 {
+		cfg.Done, msgs = pr.Steps, pr.Messages
+		tk.resume(pr)
+		status(s.sink, "continue", fmt.Sprintf("%s resumes %q from step %d", a.id, t.title, len(pr.Steps)), "")
+	} else {
+		msgs = s.agentMessages(ctx, a, t)
+	}
+	res, err := s.loop(ctx, cfg, msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +71,36 @@ func (s *session) runTask(ctx context.Context, a *agent, t *todo) (*note, error)
 		status(s.sink, "research", fmt.Sprintf("%s reached the step limit (%d) on %q", a.id, s.cfg.AgentMaxSteps, t.title), "")
 	}
 	return tk.writeNote(ctx, res)
+}
+
+// checkpoint keeps the task's work so far in the research's checkpoint.
+func (tk *task) checkpoint(ctx context.Context, steps []agentloop.Step, msgs []llm.Message) error {
+	tk.mu.Lock()
+	pr := &savedProgress{Steps: steps, Messages: msgs, Summaries: maps.Clone(tk.notes), Found: tk.found.All(),
+		Reflect: slices.Clone(tk.reflect), Help: tk.help}
+	for _, p := range tk.read {
+		pr.Read = append(pr.Read, p.N)
+	}
+	tk.mu.Unlock()
+	tk.s.board.mu.Lock()
+	tk.t.progress = pr
+	tk.s.board.mu.Unlock()
+	return tk.s.saveCheckpoint(ctx, phaseBoard)
+}
+
+// resume sets the task's gathered material to what its checkpoint kept.
+func (tk *task) resume(pr *savedProgress) {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	for _, n := range pr.Read {
+		if p, ok := tk.s.pages.Get(n); ok {
+			tk.read = append(tk.read, p)
+		}
+	}
+	maps.Copy(tk.notes, pr.Summaries)
+	tk.found.Restore(pr.Found)
+	tk.reflect = slices.Clone(pr.Reflect)
+	tk.help = pr.Help
 }
 
 // agentMessages is the agent's prompt: its role and its memory (its last

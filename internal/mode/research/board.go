@@ -20,6 +20,10 @@ type todo struct {
 	origin    string // "plan", "supervisor", "replan"
 	status    string
 	item      int // the note it produced
+	// progress is the task's work so far while it is in progress, kept
+	// in the checkpoint after each step so that a continued run resumes
+	// the task where it stood (agent.go).
+	progress *savedProgress
 }
 
 // note is what an agent wrote when it finished a task (items/item_N.md).
@@ -251,6 +255,7 @@ func (b *board) complete(a *agent, t *todo, n *note) {
 	defer b.mu.Unlock()
 	b.running--
 	a.current, a.state = nil, AgentWaiting
+	t.progress = nil // the note holds what the task found
 	if n != nil {
 		t.status, t.item = TodoDone, n.item
 		a.notes = append(a.notes, n)

@@ -7,16 +7,20 @@ import (
 	"fmt"
 	"sync"
 
+	agentloop "github.com/sova-ai/sova/internal/agent"
 	"github.com/sova-ai/sova/internal/lang"
+	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
+	"github.com/sova-ai/sova/internal/search"
 )
 
 // Checkpoints: the research's state, saved in the run's workspace after
-// each step that cost model calls (the plan and the team made, each task
-// an agent finished, each supervisor review, the research done), so that a
-// run continued after its node stopped (mode.Input.Continued) goes on
-// from the last one instead of paying for the same calls again. A task or
-// a review under way when the node stopped is done again.
+// each step that cost model calls (the plan and the team made, each step
+// of an agent's task, each task an agent finished, each supervisor
+// review, the research done), so that a run continued after its node
+// stopped (mode.Input.Continued) goes on from the last one instead of
+// paying for the same calls again. A task under way resumes from its last
+// step; a review under way is done again.
 
 // fileCheckpoint is where the checkpoint lives in the session folder.
 const fileCheckpoint = "checkpoint.json"
@@ -70,6 +74,21 @@ type savedTodo struct {
 	Origin    string `json:"origin"`
 	Status    string `json:"status"`
 	Item      int    `json:"item,omitempty"`
+	// Progress is the work of a task in progress, as of its last step.
+	Progress *savedProgress `json:"progress,omitempty"`
+}
+
+// savedProgress is a task's agent loop and what its tools gathered, after
+// its last finished step: a continued run resumes the task from it
+// (agent.Config.Done) and repeats at most the step that was under way.
+type savedProgress struct {
+	Steps     []agentloop.Step `json:"steps"`
+	Messages  []llm.Message    `json:"messages"`
+	Read      []int            `json:"read,omitempty"`      // pages read, by number
+	Summaries map[int]string   `json:"summaries,omitempty"` // page number → what the task learnt
+	Found     []search.Result  `json:"found,omitempty"`
+	Reflect   []string         `json:"reflect,omitempty"`
+	Help      string           `json:"help,omitempty"`
 }
 
 type savedNote struct {
@@ -128,7 +147,7 @@ func (b *board) save() savedBoard {
 		index[a] = i
 		sa := savedAgent{Profile: a.profile, Tasks: a.tasks, Exited: a.exited}
 		for _, t := range a.todos {
-			sa.Todos = append(sa.Todos, savedTodo{ID: t.id, Title: t.title, Objective: t.objective, Origin: t.origin, Status: t.status, Item: t.item})
+			sa.Todos = append(sa.Todos, savedTodo{ID: t.id, Title: t.title, Objective: t.objective, Origin: t.origin, Status: t.status, Item: t.item, Progress: t.progress})
 		}
 		for _, n := range a.notes {
 			sa.Notes = append(sa.Notes, n.item)
@@ -170,7 +189,8 @@ func (s *session) loadCheckpoint(ctx context.Context) (*checkpoint, bool, error)
 }
 
 // restoreCheckpoint sets the session and its board to a checkpoint. A
-// task that was under way is pending again, and its agent has not taken it.
+// task that was under way is pending again, and its agent has not taken
+// it; its steps so far are kept, and the agent resumes it from them.
 func (s *session) restoreCheckpoint(cp *checkpoint) {
 	s.question, s.lang = cp.Question, lang.Detect(cp.Question)
 	s.initial, s.answers = cp.Initial, cp.Answers
@@ -198,6 +218,7 @@ func (s *session) restoreCheckpoint(cp *checkpoint) {
 		for _, st := range sa.Todos {
 			t := &todo{id: st.ID, title: st.Title, objective: st.Objective, origin: st.Origin, status: st.Status, item: st.Item}
 			if t.status == TodoInProgress {
+				t.progress = st.Progress // resumed from its last step
 				t.status = TodoPending
 				a.tasks--
 			}
