@@ -15,6 +15,9 @@ type DB struct {
 	release func()
 	// conns reports the connections open and the most there may be.
 	conns func() (open, most int)
+	// writes, on SQLite, lets one write at a time take a connection
+	// (nil on PostgreSQL): see writeGate.
+	writes *writeGate
 }
 
 func newDB(db *sql.DB, d *dialect, release func()) *DB {
@@ -25,6 +28,52 @@ func newDB(db *sql.DB, d *dialect, release func()) *DB {
 		st := db.Stats()
 		return st.OpenConnections, st.MaxOpenConnections
 	}}
+}
+
+// writeGate serialises SQLite's writers in the process. SQLite has one
+// writer at a time; without the gate, hundreds of writers at once each
+// hold a pooled connection while SQLite's busy handler sleeps them in
+// steps of up to 100 ms, so readers wait for connections and a new
+// request's writes wait behind the sleeping ones. Behind the gate a
+// writer waits without a connection and starts the moment the one before
+// it ends.
+type writeGate struct {
+	db   *sql.DB
+	turn chan struct{} // holds a token while a write runs
+}
+
+func newWriteGate(db *sql.DB) *writeGate {
+	return &writeGate{db: db, turn: make(chan struct{}, 1)}
+}
+
+func (g *writeGate) enter(ctx context.Context) error {
+	select {
+	case g.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (g *writeGate) leave() { <-g.turn }
+
+// ExecContext runs a statement outside a transaction, in its turn.
+func (g *writeGate) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if err := g.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer g.leave()
+	return g.db.ExecContext(ctx, query, args...)
+}
+
+// QueryContext and QueryRowContext read; SQLite's WAL lets them run
+// beside the writer.
+func (g *writeGate) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return g.db.QueryContext(ctx, query, args...)
+}
+
+func (g *writeGate) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return g.db.QueryRowContext(ctx, query, args...)
 }
 
 // Engine names the database engine: "sqlite" or "postgres".
@@ -52,6 +101,12 @@ func (s *DB) Close() error {
 // the transaction takes the write lock when it begins (_txlock=immediate),
 // so it never fails half way for want of it.
 func (s *DB) inTx(ctx context.Context, fn func(tx conn) error) (err error) {
+	if s.writes != nil {
+		if err := s.writes.enter(ctx); err != nil {
+			return err
+		}
+		defer s.writes.leave()
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -76,7 +76,10 @@ func openSQLite(ctx context.Context, path string, p Pool) (*DB, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", abs, err)
 	}
-	return newDB(db, sqliteDialect, nil), nil
+	s := newDB(db, sqliteDialect, nil)
+	s.writes = newWriteGate(db)
+	s.conn.q = s.writes
+	return s, nil
 }
 
 // migrateSQLite checks the connection and applies the migrations, retrying
