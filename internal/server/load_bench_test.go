@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -232,7 +233,10 @@ func newLoadEnv(t testing.TB, extra map[string]string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(context.Background(), cfg, nil)
+	// Warnings and errors, the first few shown at the end.
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	a, err := app.New(context.Background(), cfg, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,12 +244,32 @@ func newLoadEnv(t testing.TB, extra map[string]string) *env {
 	if a.Images != nil {
 		a.Images.Client = sovatest.Offline(a.Images.Client)
 	}
-	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test", Images: a.Images}))
+	e.srv = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), MaxBodyBytes: cfg.MaxRequestBodyBytes, Version: "test", Images: a.Images, Logger: logger}))
 	t.Cleanup(func() {
 		e.srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		_ = a.Close(ctx)
+		if out := logs.String(); out != "" {
+			t.Logf("%d lines logged; the first:\n%.3000s", strings.Count(out, "\n"), out)
+		}
 	})
 	return e
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
