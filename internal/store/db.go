@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"sync"
 )
 
 // DB is the store on a SQL database: SQLite or PostgreSQL, through
@@ -36,26 +38,67 @@ func newDB(db *sql.DB, d *dialect, release func()) *DB {
 // steps of up to 100 ms, so readers wait for connections and a new
 // request's writes wait behind the sleeping ones. Behind the gate a
 // writer waits without a connection and starts the moment the one before
-// it ends.
+// it ends; writes made under Urgent go before the others waiting.
 type writeGate struct {
-	db   *sql.DB
-	turn chan struct{} // holds a token while a write runs
+	db *sql.DB
+
+	mu      sync.Mutex
+	busy    bool
+	waiting [2][]chan struct{} // urgent first, then the rest; in arrival order
 }
 
-func newWriteGate(db *sql.DB) *writeGate {
-	return &writeGate{db: db, turn: make(chan struct{}, 1)}
-}
+func newWriteGate(db *sql.DB) *writeGate { return &writeGate{db: db} }
+
+type urgentKey struct{}
+
+// Urgent marks the writes made under ctx as ones a person waits for (a
+// new question being stored): on SQLite they take their turn before
+// background writes (run events, caches) waiting at the same time.
+func Urgent(ctx context.Context) context.Context { return context.WithValue(ctx, urgentKey{}, true) }
 
 func (g *writeGate) enter(ctx context.Context) error {
+	g.mu.Lock()
+	if !g.busy {
+		g.busy = true
+		g.mu.Unlock()
+		return nil
+	}
+	class := 1
+	if u, _ := ctx.Value(urgentKey{}).(bool); u {
+		class = 0
+	}
+	turn := make(chan struct{})
+	g.waiting[class] = append(g.waiting[class], turn)
+	g.mu.Unlock()
 	select {
-	case g.turn <- struct{}{}:
+	case <-turn:
 		return nil
 	case <-ctx.Done():
+		g.mu.Lock()
+		if i := slices.Index(g.waiting[class], turn); i >= 0 {
+			g.waiting[class] = slices.Delete(g.waiting[class], i, i+1)
+			g.mu.Unlock()
+			return ctx.Err()
+		}
+		g.mu.Unlock()
+		g.leave() // given the turn meanwhile: pass it on
 		return ctx.Err()
 	}
 }
 
-func (g *writeGate) leave() { <-g.turn }
+func (g *writeGate) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for class := range g.waiting {
+		if q := g.waiting[class]; len(q) > 0 {
+			next := q[0]
+			g.waiting[class] = slices.Delete(q, 0, 1)
+			close(next)
+			return
+		}
+	}
+	g.busy = false
+}
 
 // ExecContext runs a statement outside a transaction, in its turn.
 func (g *writeGate) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {

@@ -64,3 +64,53 @@ func TestWritersWaitingForSQLiteHoldNoConnection(t *testing.T) {
 		t.Errorf("%d chats (%v), want 21", len(chats), err)
 	}
 }
+
+// Writes a person waits for take their turn before background writes
+// that were waiting first.
+func TestUrgentWritesGoFirst(t *testing.T) {
+	g := newWriteGate(nil)
+	if err := g.enter(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	order := make(chan string, 2)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if g.enter(t.Context()) == nil {
+			order <- "background"
+			g.leave()
+		}
+	})
+	waitQueued(t, g, 1, 1)
+	wg.Go(func() {
+		if g.enter(Urgent(t.Context())) == nil {
+			order <- "urgent"
+			g.leave()
+		}
+	})
+	waitQueued(t, g, 0, 1)
+	g.leave()
+	wg.Wait()
+	if first := <-order; first != "urgent" {
+		t.Errorf("%s went first, want the urgent write", first)
+	}
+	if g.busy {
+		t.Error("the gate is still taken")
+	}
+}
+
+func waitQueued(t *testing.T, g *writeGate, class, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g.mu.Lock()
+		got := len(g.waiting[class])
+		g.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writers waiting in class %d, want %d", got, class, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
