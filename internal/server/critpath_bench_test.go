@@ -24,7 +24,7 @@ func BenchmarkAnswerEndsTheWait(b *testing.B) {
 		b.Run(group, func(b *testing.B) {
 			var ratios, after []float64
 			i := 0
-			for b.Loop() {
+			for range b.N {
 				i++
 				body := fmt.Sprintf(`{"group":%q,"messages":[{"role":"user","content":"How did presidents describe the economy in the 1930s, take %d?"}]}`, group, i)
 				start := time.Now()
