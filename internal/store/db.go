@@ -20,6 +20,41 @@ type DB struct {
 	// writes, on SQLite, lets one write at a time take a connection
 	// (nil on PostgreSQL): see writeGate.
 	writes *writeGate
+	// urgent, on PostgreSQL, is the pool of the work under Urgent (nil on
+	// SQLite, where the gate puts urgent writes first).
+	urgent *sql.DB
+}
+
+// UrgentPostgresConns is how many connections to PostgreSQL a node keeps
+// for the work a person waits for (Urgent), beyond SOVA_DATABASE_MAX_CONNS.
+const UrgentPostgresConns = 2
+
+// lanes sends each statement to the pool of its context: Urgent work to
+// its own, the rest to the main pool.
+type lanes struct{ normal, urgent *sql.DB }
+
+func (l lanes) pick(ctx context.Context) *sql.DB {
+	if isUrgent(ctx) {
+		return l.urgent
+	}
+	return l.normal
+}
+
+func (l lanes) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return l.pick(ctx).ExecContext(ctx, query, args...)
+}
+
+func (l lanes) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return l.pick(ctx).QueryContext(ctx, query, args...)
+}
+
+func (l lanes) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return l.pick(ctx).QueryRowContext(ctx, query, args...)
+}
+
+func isUrgent(ctx context.Context) bool {
+	u, _ := ctx.Value(urgentKey{}).(bool)
+	return u
 }
 
 func newDB(db *sql.DB, d *dialect, release func()) *DB {
@@ -51,9 +86,10 @@ func newWriteGate(db *sql.DB) *writeGate { return &writeGate{db: db} }
 
 type urgentKey struct{}
 
-// Urgent marks the writes made under ctx as ones a person waits for (a
-// new question being stored): on SQLite they take their turn before
-// background writes (run events, caches) waiting at the same time.
+// Urgent marks the work under ctx as work a person waits for (a new
+// question being stored): on SQLite its writes take their turn before
+// background writes (run events, caches) waiting at the same time, on
+// PostgreSQL it has connections of its own (UrgentPostgresConns).
 func Urgent(ctx context.Context) context.Context { return context.WithValue(ctx, urgentKey{}, true) }
 
 func (g *writeGate) enter(ctx context.Context) error {
@@ -64,7 +100,7 @@ func (g *writeGate) enter(ctx context.Context) error {
 		return nil
 	}
 	class := 1
-	if u, _ := ctx.Value(urgentKey{}).(bool); u {
+	if isUrgent(ctx) {
 		class = 0
 	}
 	turn := make(chan struct{})
@@ -150,7 +186,11 @@ func (s *DB) inTx(ctx context.Context, fn func(tx conn) error) (err error) {
 		}
 		defer s.writes.leave()
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	db := s.db
+	if s.urgent != nil && isUrgent(ctx) {
+		db = s.urgent
+	}
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

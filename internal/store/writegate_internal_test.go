@@ -1,11 +1,16 @@
 package store
 
 import (
+	"context"
 	"fmt"
+	"net/url"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sova-ai/sova"
 )
@@ -112,5 +117,61 @@ func waitQueued(t *testing.T, g *writeGate, class, n int) {
 			t.Fatalf("%d writers waiting in class %d, want %d", got, class, n)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// On PostgreSQL, work under Urgent has connections of its own: with every
+// connection of the main pool held by other work, a new question is still
+// stored at once.
+func TestUrgentWorkHasItsOwnPostgresConnections(t *testing.T) {
+	base := os.Getenv("SOVA_TEST_DATABASE_URL")
+	if base == "" {
+		t.Skip("PostgreSQL tests skipped: set SOVA_TEST_DATABASE_URL")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := fmt.Sprintf("sova_test_urgent_%d", time.Now().UnixNano())
+	admin, err := pgx.Connect(t.Context(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	if _, err := admin.Exec(t.Context(), "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE") })
+	q := u.Query()
+	q.Set("search_path", schema)
+	q.Del("pool_max_conns")
+	u.RawQuery = q.Encode()
+	s, err := openPostgres(t.Context(), u.String(), Pool{Postgres: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	inside, release := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- s.inTx(t.Context(), func(tx conn) error {
+			close(inside)
+			<-release
+			return nil
+		})
+	}()
+	<-inside
+	ctx, cancel := context.WithTimeout(Urgent(t.Context()), 5*time.Second)
+	defer cancel()
+	c := &sova.Chat{UserID: "ann", Mode: "search"}
+	if err := s.CreateChat(ctx, c); err != nil {
+		t.Errorf("an urgent write with the main pool taken: %v", err)
+	}
+	if _, err := s.GetChat(ctx, "ann", c.ID); err != nil {
+		t.Errorf("an urgent read with the main pool taken: %v", err)
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
 	}
 }
