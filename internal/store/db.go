@@ -75,14 +75,15 @@ func newDB(db *sql.DB, d *dialect, release func()) *DB {
 // writer waits without a connection and starts the moment the one before
 // it ends; writes made under Urgent go before the others waiting.
 type writeGate struct {
-	db *sql.DB
+	db   *sql.DB // the writer's one connection
+	read *sql.DB // the readers' pool
 
 	mu      sync.Mutex
 	busy    bool
 	waiting [2][]chan struct{} // urgent first, then the rest; in arrival order
 }
 
-func newWriteGate(db *sql.DB) *writeGate { return &writeGate{db: db} }
+func newWriteGate(writer, read *sql.DB) *writeGate { return &writeGate{db: writer, read: read} }
 
 type urgentKey struct{}
 
@@ -148,11 +149,11 @@ func (g *writeGate) ExecContext(ctx context.Context, query string, args ...any) 
 // QueryContext and QueryRowContext read; SQLite's WAL lets them run
 // beside the writer.
 func (g *writeGate) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return g.db.QueryContext(ctx, query, args...)
+	return g.read.QueryContext(ctx, query, args...)
 }
 
 func (g *writeGate) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return g.db.QueryRowContext(ctx, query, args...)
+	return g.read.QueryRowContext(ctx, query, args...)
 }
 
 // Engine names the database engine: "sqlite" or "postgres".
@@ -189,6 +190,9 @@ func (s *DB) inTx(ctx context.Context, fn func(tx conn) error) (err error) {
 	db := s.db
 	if s.urgent != nil && isUrgent(ctx) {
 		db = s.urgent
+	}
+	if s.writes != nil {
+		db = s.writes.db // SQLite: the writer's connection, in its turn
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {

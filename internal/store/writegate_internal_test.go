@@ -73,7 +73,7 @@ func TestWritersWaitingForSQLiteHoldNoConnection(t *testing.T) {
 // Writes a person waits for take their turn before background writes
 // that were waiting first.
 func TestUrgentWritesGoFirst(t *testing.T) {
-	g := newWriteGate(nil)
+	g := newWriteGate(nil, nil)
 	if err := g.enter(t.Context()); err != nil {
 		t.Fatal(err)
 	}
