@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"github.com/sova-ai/sova/internal/auth"
@@ -251,7 +252,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 	svc := run.NewService(run.Options{
 		Store: st, Modes: modes, Titler: titler, FollowUps: followUps, Logger: logger, Notifier: runNotifier,
 		NodeID: cfg.NodeID, Lease: cfg.RunLease, Exclusive: cfg.DatabaseURL == "", Metrics: mtr,
-		Timeout: cfg.RunTimeout, MaxQuestionChars: cfg.MaxQuestionChars,
+		Timeout: cfg.RunTimeout, MaxQuestionChars: cfg.MaxQuestionChars, MaxRunning: cfg.RunSlots(runtime.GOMAXPROCS(0)),
 		ModeTimeouts: map[string]time.Duration{"deep_research": cfg.DeepResearchTimeout, "extreme": cfg.Extreme.Timeout, "assistant": cfg.AssistantTaskTimeout, assistant.TaskModeID: cfg.AssistantTaskTimeout},
 		Limiter:      limiter,
 		Settings:     st, Prune: mode.SeedPruning, Model: cfg.Model, Usage: st, ProFeatures: cfg.ProFeatures,

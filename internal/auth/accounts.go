@@ -260,9 +260,10 @@ type Auto struct {
 		CountAccounts(ctx context.Context) (int, error)
 	}
 
-	mu      sync.Mutex
-	checked time.Time
-	has     atomic.Bool
+	mu       sync.Mutex
+	checked  time.Time
+	checking bool // a recheck is under way
+	has      atomic.Bool
 }
 
 // autoRecheck is how long Auto trusts that no account exists.
@@ -281,16 +282,33 @@ func (a *Auto) Authenticate(r *http.Request) (sova.User, error) {
 }
 
 // HasAccounts reports whether an account exists (once one does, always).
+// Only the first check makes every caller wait for the store; a recheck is
+// made by one caller while the others take the answer of the last one: a
+// recheck under the lock held every request of the server (every 2 s)
+// behind one read that, with hundreds of runs in flight, waited seconds
+// for a pooled connection.
 func (a *Auto) HasAccounts(ctx context.Context) (bool, error) {
 	if a.has.Load() {
 		return true, nil
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.has.Load() || time.Since(a.checked) < autoRecheck && !a.checked.IsZero() {
+	if a.has.Load() || !a.checked.IsZero() && (a.checking || time.Since(a.checked) < autoRecheck) {
+		a.mu.Unlock()
 		return a.has.Load(), nil
 	}
+	first := a.checked.IsZero()
+	if first {
+		defer a.mu.Unlock() // no answer yet to give the others
+	} else {
+		a.checking = true
+		a.mu.Unlock()
+	}
 	n, err := a.Store.CountAccounts(ctx)
+	if !first {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.checking = false
+	}
 	if err != nil {
 		return false, fmt.Errorf("auth: counting accounts: %w", err)
 	}

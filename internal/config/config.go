@@ -41,6 +41,9 @@ type Config struct {
 	// node that stops renewing it.
 	NodeID   string        `env:"SOVA_NODE_ID"`
 	RunLease time.Duration `env:"SOVA_RUN_LEASE" envDefault:"15s"`
+	// MaxRunning is the most runs a node executes at once; more wait in a
+	// queue their stream reports. 0: RunsPerCore for each CPU; -1: no bound.
+	MaxRunning int `env:"SOVA_MAX_RUNNING" envDefault:"0"`
 	// Prometheus metrics at GET /metrics (docs/scaling.md), and the Bearer
 	// token a scraper must send when set.
 	Metrics      bool   `env:"SOVA_METRICS" envDefault:"true"`
@@ -231,6 +234,24 @@ type Config struct {
 	Movies     movies.Config  // movie_or_tv_search (web), with TMDB_API_KEY
 }
 
+// RunsPerCore is how many runs a node executes at once per CPU core when
+// SOVA_MAX_RUNNING is 0. A run spends most of its time waiting for the
+// model, search engines and pages; its own CPU is tens of milliseconds
+// (docs/benchmarks.md).
+const RunsPerCore = 64
+
+// RunSlots is the most runs a node executes at once (0: no bound) for
+// SOVA_MAX_RUNNING and the CPUs the process may use.
+func (c *Config) RunSlots(cpus int) int {
+	switch {
+	case c.MaxRunning < 0:
+		return 0
+	case c.MaxRunning == 0:
+		return RunsPerCore * max(cpus, 1)
+	}
+	return c.MaxRunning
+}
+
 // DefaultOpenAIURL is used when no endpoint is configured.
 const DefaultOpenAIURL = "https://api.openai.com/v1"
 
@@ -294,6 +315,9 @@ func (c *Config) validate() error {
 		if v < 1 {
 			errs = append(errs, fmt.Errorf("%s must be at least 1, got %d", settingName(name), v))
 		}
+	}
+	if c.MaxRunning < -1 {
+		errs = append(errs, fmt.Errorf("SOVA_MAX_RUNNING must be -1 (no bound), 0 (%d per CPU core) or more, got %d", RunsPerCore, c.MaxRunning))
 	}
 	if c.RunEventsCompactAfter < 0 || c.RunEventsRetention < 0 ||
 		c.RunEventsRetention > 0 && c.RunEventsCompactAfter > 0 && c.RunEventsRetention < c.RunEventsCompactAfter {

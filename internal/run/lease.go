@@ -108,8 +108,11 @@ func (s *Service) renew(ctx context.Context) {
 	}
 	s.mu.Lock()
 	var lost []*liveRun
-	for id, lr := range s.live {
-		if !holds[id] && !lr.isDone() {
+	// Only the runs asked about: one started while the renewal was under
+	// way (slow under load) was not in ids, and is this node's.
+	for _, id := range ids {
+		lr := s.live[id]
+		if lr != nil && !holds[id] && !lr.isDone() {
 			lost = append(lost, lr)
 			s.opt.Logger.Warn("a run of this node was taken over by another; stopping it here", "run", id, "node", s.opt.NodeID)
 		}

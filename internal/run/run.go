@@ -141,6 +141,10 @@ type Options struct {
 	// Metrics, when set, counts the runs this node executes and the
 	// events waiting to be stored.
 	Metrics *metrics.Metrics
+	// MaxRunning is the most runs this node executes at once
+	// (SOVA_MAX_RUNNING; 0: no bound); more wait in a queue after their
+	// start event (admission.go).
+	MaxRunning int
 }
 
 // DefaultLease is how long a run stays with a node that stops renewing it.
@@ -184,6 +188,7 @@ type Service struct {
 	cancel context.CancelCauseFunc
 
 	writer *eventWriter // stores every run's events
+	slots  *admission   // the runs executing at once (admission.go)
 
 	mu   sync.Mutex
 	live map[string]*liveRun
@@ -210,7 +215,7 @@ func NewService(opt Options) *Service {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Service{opt: opt, bgCtx: ctx, cancel: cancel, live: map[string]*liveRun{}, cancelling: map[string]bool{},
-		writer: newEventWriter(opt.Store, opt.Notifier, opt.Logger)}
+		writer: newEventWriter(opt.Store, opt.Notifier, opt.Logger), slots: &admission{limit: opt.MaxRunning}}
 	if opt.Notifier != nil {
 		opt.Notifier.OnCancel(s.cancelRequested) // cancel.go
 	}
@@ -710,17 +715,26 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	if limit > 0 {
 		runCtx, cancelTimeout = context.WithTimeout(runCtx, limit)
 	}
-	res, err := p.mode.Run(runCtx, mode.Input{
-		RunID: p.RunID, OriginRunID: p.run.OriginID, ChatID: p.ChatID, UserID: userOf(runCtx), Question: p.question,
-		// The one place a chat's history is handed to the modes.
-		History:  mode.PruneHistory(p.history, p.question, prune),
-		Timezone: tz, Now: started,
-		Instructions: s.instructions(p.input.user(p.run.UserID), settings.CustomInstructions), Language: settings.Language, Preferences: settings.Preferences,
-		Workspace: &workspace{store: s.opt.Store, runID: p.RunID},
-		Resume:    p.resume,
-		Spaces:    p.input.Spaces, WebSearch: p.input.WebSearch,
-		Continued: p.continued,
-	}, modeOut)
+	// Beyond SOVA_MAX_RUNNING the run waits here, after its start event,
+	// and its stream says where it is in the queue (admission.go).
+	var res *mode.Result
+	freeSlot, err := s.slots.acquire(runCtx, func(ahead int) {
+		mode.Status(out, "queue", fmt.Sprintf("Waiting for a free slot: %d runs ahead", ahead), "the server runs at most SOVA_MAX_RUNNING runs at once")
+	})
+	if err == nil {
+		res, err = p.mode.Run(runCtx, mode.Input{
+			RunID: p.RunID, OriginRunID: p.run.OriginID, ChatID: p.ChatID, UserID: userOf(runCtx), Question: p.question,
+			// The one place a chat's history is handed to the modes.
+			History:  mode.PruneHistory(p.history, p.question, prune),
+			Timezone: tz, Now: started,
+			Instructions: s.instructions(p.input.user(p.run.UserID), settings.CustomInstructions), Language: settings.Language, Preferences: settings.Preferences,
+			Workspace: &workspace{store: s.opt.Store, runID: p.RunID},
+			Resume:    p.resume,
+			Spaces:    p.input.Spaces, WebSearch: p.input.WebSearch,
+			Continued: p.continued,
+		}, modeOut)
+		freeSlot()
+	}
 	if err == nil && filter != nil {
 		filter.end()
 	}

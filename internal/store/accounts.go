@@ -273,10 +273,15 @@ func (s *DB) AddUsage(ctx context.Context, subject, counter, period string, n, l
 		return c, false, err
 	}
 	var count int64
-	err := s.queryRow(ctx, `INSERT INTO usage_counters (subject, counter, period, count) VALUES (?, ?, ?, ?)
+	// In a transaction, so that on SQLite the write takes its turn with the
+	// others (writeGate): a row read back holds the write lock until it is
+	// scanned, which the gate cannot see from outside.
+	err := s.inTx(ctx, func(tx conn) error {
+		return tx.queryRow(ctx, `INSERT INTO usage_counters (subject, counter, period, count) VALUES (?, ?, ?, ?)
 		ON CONFLICT (subject, counter, period) DO UPDATE SET count = usage_counters.count + excluded.count
 		WHERE usage_counters.count + excluded.count <= ?
 		RETURNING count`, subject, counter, period, n, limit).Scan(&count)
+	})
 	if isNoRows(err) { // the update's condition failed: over the limit
 		c, err := s.Usage(ctx, subject, counter, period)
 		return c, false, err

@@ -75,7 +75,25 @@ func openPostgres(ctx context.Context, databaseURL string, p Pool) (*DB, error) 
 		pool.Close()
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
-	db := newDB(stdlib.OpenDBFromPool(pool), postgresDialect, pool.Close)
+	// A lane of its own for the work a person waits for (Urgent: storing a
+	// new question): with hundreds of runs at once, the main pool's
+	// connections are all taken, held by runs between their statements,
+	// and a new question's first byte waited seconds for one.
+	ucfg := cfg.Copy()
+	ucfg.MaxConns, ucfg.MinConns = UrgentPostgresConns, 0
+	upool, err := pgxpool.NewWithConfig(ctx, ucfg)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: open postgres: %w", err)
+	}
+	udb := stdlib.OpenDBFromPool(upool)
+	db := newDB(stdlib.OpenDBFromPool(pool), postgresDialect, func() {
+		_ = udb.Close()
+		upool.Close()
+		pool.Close()
+	})
+	db.urgent = udb
+	db.conn.q = lanes{normal: db.db, urgent: udb}
 	db.conns = func() (int, int) {
 		st := pool.Stat()
 		return int(st.TotalConns()), int(st.MaxConns())

@@ -76,7 +76,19 @@ func openSQLite(ctx context.Context, path string, p Pool) (*DB, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", abs, err)
 	}
-	return newDB(db, sqliteDialect, nil), nil
+	// One connection of its own for the writer: behind the gate a write
+	// never waits for the readers' pool, which hundreds of runs keep busy.
+	wdb, err := sql.Open("sqlite", sqliteDSN(abs))
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", abs, err)
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetMaxIdleConns(1)
+	s := newDB(db, sqliteDialect, func() { _ = wdb.Close() })
+	s.writes = newWriteGate(wdb, db)
+	s.conn.q = s.writes
+	return s, nil
 }
 
 // migrateSQLite checks the connection and applies the migrations, retrying

@@ -189,6 +189,7 @@ var ruMessages = func() []message {
 		{"The task was finished before the run stopped", "Задача была выполнена до остановки запуска"},
 		{"A chart of the run could not be read back; the report's PDF is without it", "Не удалось прочитать график запуска; PDF отчёта будет без него"},
 		{"Continuing the run from its last checkpoint", "Продолжаю выполнение с последней контрольной точки"},
+		{"Waiting for a free slot: %d runs ahead", "Жду свободного места: впереди запусков: {1}"},
 		// sgr_agent
 		{"Agent created", "Агент создан"},
 		{"Continuing with your answers", "Продолжаю с вашими ответами"},

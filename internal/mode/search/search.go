@@ -44,6 +44,7 @@ type Config struct {
 	// ReadGrace (SOVA_READ_GRACE, 2s) is how long the run waits for the
 	// pages still loading once its first page is read: a slow page does
 	// not hold the answer; 0 waits for every page (up to SOVA_FETCH_TIMEOUT).
+	// Queries of an iteration get the same grace after the first answers.
 	ReadGrace   time.Duration
 	AnswerWords string // "400-600" for search, "800-1200" for deep_search
 	BlockList   search.BlockList
@@ -421,7 +422,22 @@ func (s *Mode) cleanQueries(queries []string, ran map[string]bool) []string {
 func (s *Mode) searchAll(ctx context.Context, sink event.Sink, provider search.Provider, queries []string, iteration int, language lang.Language) ([]search.Result, iterationStep) {
 	step := iterationStep{Queries: make([]queryStep, len(queries))}
 	per := make([][]search.Result, len(queries))
-	g, gctx := errgroup.WithContext(ctx)
+	// As with pages (readPages): once one query has answered, queries
+	// still running ReadGrace later are given up, so one slow search
+	// engine does not hold the run for SOVA_SEARCH_TIMEOUT.
+	queryCtx, stopQueries := context.WithCancel(ctx)
+	defer stopQueries()
+	var graceOnce sync.Once
+	startGrace := func() {
+		if s.cfg.ReadGrace <= 0 {
+			return
+		}
+		graceOnce.Do(func() {
+			t := time.AfterFunc(s.cfg.ReadGrace, stopQueries)
+			context.AfterFunc(queryCtx, func() { t.Stop() })
+		})
+	}
+	g, gctx := errgroup.WithContext(queryCtx)
 	g.SetLimit(max(1, s.cfg.Concurrency))
 	for i, q := range queries {
 		g.Go(func() error {
@@ -430,6 +446,12 @@ func (s *Mode) searchAll(ctx context.Context, sink event.Sink, provider search.P
 			}})
 			res, err := provider.Search(gctx, search.Query{Text: q, MaxResults: s.cfg.MaxResults, Language: language.Code})
 			ev := &event.Query{Query: q, Index: i, Total: len(queries), Iteration: iteration}
+			if err != nil && queryCtx.Err() != nil && ctx.Err() == nil {
+				err = fmt.Errorf("%w %s after the first query answered", errSlowQuery, s.cfg.ReadGrace)
+			}
+			if err == nil {
+				startGrace()
+			}
 			if err != nil {
 				ev.Status, ev.Error = event.QueryError, err.Error()
 				step.Queries[i] = queryStep{Query: q, Error: err.Error()}
@@ -588,6 +610,10 @@ func (s *Mode) readPages(ctx context.Context, sink event.Sink, query string, foc
 	}
 	return out
 }
+
+// errSlowQuery is a query given up because another had answered and it
+// was still running after the grace (Config.ReadGrace).
+var errSlowQuery = errors.New("skipped: still searching")
 
 // errSlowPage is a page given up because the others were read and it
 // was still loading after the grace (Config.ReadGrace).

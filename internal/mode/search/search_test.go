@@ -406,3 +406,43 @@ func TestSearchDoesNotWaitForASlowPage(t *testing.T) {
 		t.Error("the run did not say it answered without the slow page")
 	}
 }
+
+// slowQuery is a provider whose queries after the first of each
+// iteration's batch hang, as a search engine that stops answering.
+type slowQuery struct {
+	search.Provider
+	seen atomic.Int64
+}
+
+func (s *slowQuery) Search(ctx context.Context, q search.Query) ([]search.Result, error) {
+	if s.seen.Add(1)%3 == 0 { // one query of every three hangs
+		select {
+		case <-time.After(30 * time.Second):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return s.Provider.Search(ctx, q)
+}
+
+func TestSearchDoesNotWaitForASlowQuery(t *testing.T) {
+	e := newSearchEnv(t)
+	e.cfg.ReadGrace = 300 * time.Millisecond
+	start := time.Now()
+	res, rec := e.run(t, e.mode(t, &slowQuery{Provider: search.NewSearXNG(e.sx.URL, nil)}), "How did presidents describe the economy in the 1930s?")
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("the run took %s: it waited for the slow query", took)
+	}
+	var skipped int
+	for _, ev := range rec.Filter(event.TypeQuery) {
+		if ev.Query.Status == event.QueryError && strings.Contains(ev.Query.Error, "still searching") {
+			skipped++
+		}
+	}
+	if skipped == 0 {
+		t.Error("no query said it was given up for being slow")
+	}
+	if strings.TrimSpace(res.Text) == "" || len(res.Sources) == 0 {
+		t.Errorf("no cited answer from the queries that answered: %q, %d sources", res.Text, len(res.Sources))
+	}
+}
