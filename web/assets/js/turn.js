@@ -488,7 +488,8 @@ export class Turn {
   renderSources() {
     const cited = [...this.cited.values()].sort((a, b) => a.number - b.number);
     const useCited = cited.length > 0;
-    const list = useCited ? cited : this.running || !this.text ? [...this.candidates.values()] : [];
+    // A stopped turn keeps the sources it had found: they are what it read.
+    const list = useCited ? cited : this.running || this.aborted || !this.text ? [...this.candidates.values()] : [];
     this.sourcesEl.hidden = list.length === 0;
     if (!list.length) return;
     const title = useCited ? t('sources') : t('foundSources');
