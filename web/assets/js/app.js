@@ -10,6 +10,7 @@ import { Turn } from './turn.js';
 import { ChatList } from './sidebar.js';
 import { SpacesPanel } from './spaces.js';
 import { Attachments } from './attach.js';
+import { ShareButton } from './sharebtn.js';
 import { MemoriesPanel } from './memories.js';
 import { currentUser, showSignIn, accountFoot } from './account.js';
 import { setupBanner } from './setup.js';
@@ -94,7 +95,9 @@ const turnActions = {
 // The topbar's download of the chat as Markdown, shown once there is one.
 const exportLink = h('a', { class: 'icon-btn export-chat', id: 'export-chat', hidden: true, download: '', title: t('exportChat'), 'aria-label': t('exportChat') }, icon('download'));
 $('topbar-new').before(exportLink);
+const share = new ShareButton(exportLink, { toast });
 function showExport(id) {
+  share.open(id);
   exportLink.hidden = !id;
   if (id) exportLink.href = `/api/chats/${encodeURIComponent(id)}/export.md`;
   else exportLink.removeAttribute('href');
