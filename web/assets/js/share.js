@@ -4,6 +4,7 @@
 
 import { h, icon, hostOf } from './dom.js';
 import { renderMarkdown } from './markdown.js';
+import { renderMath } from './math.js';
 import { addStrings, applyStatic, t, lang } from './i18n.js';
 
 addStrings({
@@ -62,6 +63,7 @@ async function main() {
     }
   }
   root.replaceChildren(...items);
+  await renderMath(root);
   document.body.classList.add('ready');
 }
 
