@@ -10,7 +10,7 @@ import (
 	"io/fs"
 )
 
-//go:embed index.html assets
+//go:embed index.html share.html assets
 var files embed.FS
 
 // Files returns the UI: index.html at the root and its assets (style sheet,

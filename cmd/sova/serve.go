@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sova-ai/sova"
 	"github.com/sova-ai/sova/internal/app"
 	"github.com/sova-ai/sova/internal/doctor"
 	"github.com/sova-ai/sova/internal/server"
@@ -68,7 +69,7 @@ on all interfaces). Other sites' pages cannot act on it through a browser.`,
 					Voice: a.Voice, MaxAudioBytes: cfg.AudioMaxBytes,
 					Images: a.Images, Metrics: metricsHandler, MetricsToken: cfg.MetricsToken, ProFeatures: cfg.ProFeatures,
 					Limits: a.Limits, Settings: a.Store, Models: a.Model, Usage: a.Store, OIDC: a.OIDC,
-					Redis: a.Redis(), Setup: setup,
+					Redis: a.Redis(), Setup: setup, Shares: shareStore(cfg.ShareLinks, a.Store),
 				}),
 				ReadHeaderTimeout: 10 * time.Second,
 				ReadTimeout:       30 * time.Second,
@@ -176,4 +177,13 @@ func errNoAuthentication(addr string) error {
 		"Create a user first (sova users add NAME --role admin; sign-in and API keys are then required), "+
 		"or set SOVA_AUTH=none to let everyone who reaches the address in as the one local user (trusted networks only), "+
 		"or SOVA_ANONYMOUS=true to let visitors in anonymously with per-address limits", addr)
+}
+
+// shareStore is the store of share links when they are on
+// (SOVA_SHARE_LINKS), else nil: the server then answers them 404.
+func shareStore(on bool, st sova.ShareStore) sova.ShareStore {
+	if !on {
+		return nil
+	}
+	return st
 }

@@ -25,6 +25,9 @@ type Accounts struct {
 	// false gives them to free accounts too. Without accounts it changes
 	// nothing: the local user has them.
 	ProFeatures bool `env:"SOVA_PRO_FEATURES" envDefault:"true"`
+	// ShareLinks lets people share a chat as a read-only link that anyone
+	// holding it can open, without signing in; off by default.
+	ShareLinks bool `env:"SOVA_SHARE_LINKS" envDefault:"false"`
 
 	// Daily limits (000 §6.2); -1 is unlimited. Days are UTC days.
 	LimitFreeMessages      int `env:"SOVA_LIMIT_FREE_MESSAGES" envDefault:"100"`

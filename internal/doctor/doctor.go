@@ -169,21 +169,35 @@ func (c Check) Line() string {
 	return line
 }
 
-// AtStart checks the model endpoint, as `sova serve` does when it starts,
-// and logs one warning that names every problem and its fix when a check
-// fails; nothing when all pass. It returns the report (the server's setup
-// banner shows its failures). It blocks for at most opts.Timeout: call
-// it in its own goroutine so that start-up is not delayed.
+// AtStart checks the model endpoint and the web search, as `sova serve`
+// does when it starts (one small query to each search provider), and logs
+// one warning for each that fails, naming every problem and its fix;
+// nothing when all pass. It returns the report (the server's setup banner
+// shows its failures). It blocks for at most opts.Timeout: call it in its
+// own goroutine so that start-up is not delayed.
 func AtStart(ctx context.Context, cfg *config.Config, logger *slog.Logger, opts Options) Report {
-	checks := Model(ctx, cfg, opts)
+	var model, web []Check
+	var wg sync.WaitGroup
+	wg.Go(func() { model = Model(ctx, cfg, opts) })
+	wg.Go(func() { web = Search(ctx, cfg, opts) })
+	wg.Wait()
 	if ctx.Err() != nil {
 		return Report{OK: true} // stopping already: nothing was learnt
 	}
-	r := NewReport(checks)
+	r := NewReport(append(model, web...))
+	if warnFailed(logger, NewReport(model), "MODEL ENDPOINT NOT USABLE: questions will fail until this is fixed (sova doctor checks the whole setup)") {
+		logger.Debug("model endpoint checked", "endpoint", redactURL(cfg.LLMBaseURL), "model", cfg.Model, "fast_model", cfg.FastModel)
+	}
+	warnFailed(logger, NewReport(web), "WEB SEARCH NOT USABLE: no search provider answered; web questions will fail until this is fixed (sova doctor checks the whole setup)")
+	return r
+}
+
+// warnFailed logs msg with the failed checks of r and their fixes; it
+// reports whether none failed.
+func warnFailed(logger *slog.Logger, r Report, msg string) bool {
 	failed := r.Failed()
 	if len(failed) == 0 {
-		logger.Debug("model endpoint checked", "endpoint", redactURL(cfg.LLMBaseURL), "model", cfg.Model, "fast_model", cfg.FastModel)
-		return r
+		return true
 	}
 	var problems, fixes []string
 	for _, c := range failed {
@@ -192,7 +206,6 @@ func AtStart(ctx context.Context, cfg *config.Config, logger *slog.Logger, opts 
 			fixes = append(fixes, c.Fix)
 		}
 	}
-	logger.Warn("MODEL ENDPOINT NOT USABLE: questions will fail until this is fixed (sova doctor checks the whole setup)",
-		"problem", strings.Join(problems, "; "), "fix", strings.Join(fixes, "; "))
-	return r
+	logger.Warn(msg, "problem", strings.Join(problems, "; "), "fix", strings.Join(fixes, "; "))
+	return false
 }

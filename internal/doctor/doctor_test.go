@@ -350,6 +350,16 @@ func TestAtStart(t *testing.T) {
 	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "refused the key") || !strings.Contains(out, "set SOVA_LLM_API_KEY or OPENAI_API_KEY") {
 		t.Errorf("refused key logged:\n%s", out)
 	}
+	// Search that answers nowhere is reported as well, apart from the model.
+	cfg := s.config(t, "SOVA_SEARXNG_URL", refusedURL(t))
+	var b bytes.Buffer
+	r := doctor.AtStart(context.Background(), cfg, slog.New(slog.NewTextHandler(&b, nil)), opts)
+	out = b.String()
+	failed := r.Failed()
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "WEB SEARCH NOT USABLE") || !strings.Contains(out, "SOVA_SEARXNG_URL") ||
+		len(failed) != 1 || !strings.HasPrefix(failed[0].Name, doctor.CheckSearch) || !strings.Contains(failed[0].Fix, "SOVA_SEARXNG_URL") {
+		t.Errorf("unusable search: %+v logged:\n%s", failed, out)
+	}
 }
 
 // With nothing configured Sova asks OpenAI without a key: the fix names

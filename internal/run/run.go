@@ -655,7 +655,7 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 		}
 	}()
 	started := s.opt.Now()
-	rec := &collector{}
+	rec := newCollector()
 	rec.b.WriteString(p.shown)
 	var searches atomic.Int64
 	early := s.newEarlyFollowUps(ctx, p)
@@ -914,6 +914,14 @@ func (s *Service) storeAnswer(ctx context.Context, p *Prepared, rec *collector, 
 	}
 	msg.Content = text
 	parts := []map[string]any{}
+	if res == nil {
+		// A run stopped or failed part way: the work it showed (steps,
+		// sources found, cited sources) stays with the message, so the chat
+		// shows after a reload what it showed live.
+		var progress []map[string]any
+		msg.Sources, progress = rec.progress()
+		parts = append(parts, progress...)
+	}
 	if res != nil && res.Reasoning != "" {
 		parts = append(parts, map[string]any{"type": "reasoning", "text": res.Reasoning})
 	}
@@ -976,29 +984,4 @@ func fallbackTitle(q string) string {
 		return string(r[:57]) + "…"
 	}
 	return q
-}
-
-// collector keeps the text that streamed, for runs that end without a result.
-type collector struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (c *collector) Emit(e event.Event) {
-	switch {
-	case e.Type == event.TypeTextDelta:
-		c.mu.Lock()
-		c.b.WriteString(e.Text)
-		c.mu.Unlock()
-	case e.Type == event.TypeData && e.Data != nil && e.Data.Name == TextRestartData:
-		c.mu.Lock()
-		c.b.Reset()
-		c.mu.Unlock()
-	}
-}
-
-func (c *collector) text() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.b.String()
 }

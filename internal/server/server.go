@@ -104,6 +104,8 @@ type Options struct {
 	// wrong (setup.go); GET /api/modes passes it on to the UI's banner.
 	// Nil: nothing checked.
 	Setup SetupChecker
+	// Shares keeps share links (share.go); nil: off (SOVA_SHARE_LINKS).
+	Shares sova.ShareStore
 }
 
 // Server serves the API.
@@ -168,6 +170,7 @@ func (s *Server) routes() {
 	s.oidcRoutes()      // oidc.go
 	s.assistantRoutes() // assistant.go
 	s.voiceRoutes()     // voice.go
+	s.shareRoutes()     // share.go
 }
 
 // ServeHTTP implements http.Handler: panics become 500s and every request

@@ -9,7 +9,7 @@ import (
 
 // SetupProblem is one thing the server's own start-up checks found that
 // makes it unusable (the model endpoint unreachable, its key refused, a
-// model it does not serve), with what an administrator sets to fix it.
+// model it does not serve, no web search provider answering), with what an administrator sets to fix it.
 // Only the check's name and the fix are shown to the browser: the
 // details can carry the endpoint's address and its own words.
 type SetupProblem struct {

@@ -65,6 +65,9 @@ func (h *uiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case p == "/" || strings.HasPrefix(p, "/c/"):
 		// /c/{chatId} is a deep link to a chat; the page's script reads it.
 		file = "index.html"
+	case strings.HasPrefix(p, "/s/"):
+		// /s/{secret}: a shared chat, read-only (share.go).
+		file = "share.html"
 	case strings.HasPrefix(p, "/assets/"):
 		file = strings.TrimPrefix(path.Clean(p), "/")
 	default:

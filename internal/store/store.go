@@ -41,6 +41,7 @@ type Store interface {
 	sova.MemoryStore    // memories (memories.go)
 	sova.ConnectorStore // connected sources of spaces (connectors.go)
 	sova.SettingsStore  // each user's settings (settings.go)
+	sova.ShareStore     // read-only links to chats (shares.go)
 
 	// CompactRunEvents and PurgeRunEvents bound finished runs' event logs
 	// (retention.go).

@@ -9,6 +9,8 @@ import { uiMessageChunks } from './stream.js';
 import { Turn } from './turn.js';
 import { ChatList } from './sidebar.js';
 import { SpacesPanel } from './spaces.js';
+import { Attachments } from './attach.js';
+import { ShareButton } from './sharebtn.js';
 import { MemoriesPanel } from './memories.js';
 import { currentUser, showSignIn, accountFoot } from './account.js';
 import { setupBanner } from './setup.js';
@@ -93,12 +95,15 @@ const turnActions = {
 // The topbar's download of the chat as Markdown, shown once there is one.
 const exportLink = h('a', { class: 'icon-btn export-chat', id: 'export-chat', hidden: true, download: '', title: t('exportChat'), 'aria-label': t('exportChat') }, icon('download'));
 $('topbar-new').before(exportLink);
+const share = new ShareButton(exportLink, { toast });
 function showExport(id) {
+  share.open(id);
   exportLink.hidden = !id;
   if (id) exportLink.href = `/api/chats/${encodeURIComponent(id)}/export.md`;
   else exportLink.removeAttribute('href');
 }
 const spaces = new SpacesPanel($('spaces'), { toast });
+let attachments = null; // the composer's attached files (attach.js), set at boot
 const memories = new MemoriesPanel($('memories'), { toast });
 
 // ---- boot ----
@@ -119,6 +124,7 @@ async function boot() {
   for (const b of document.querySelectorAll('[data-icon]')) b.prepend(icon(b.dataset.icon));
   setupTheme();
   setupComposer();
+  attachments = new Attachments(document.querySelector('.composer-bar'), document.querySelector('.composer-box'), { toast });
   setupModeMenu();
   const models = h('span', { class: 'model-picker' });
   document.querySelector('.composer-bar .mode-picker').after(models);
@@ -350,9 +356,14 @@ function ask(text, decision) {
   // A decision about held actions names them by id (approve, decline).
   if (decision && Array.isArray(decision.approve)) body.approve = decision.approve;
   if (decision && Array.isArray(decision.decline)) body.decline = decision.decline;
-  const selected = spaces.selectedIds();
-  if (selected.length) body.spaces = selected;
-  return runLive(turn, (signal) => api.search(body, signal));
+  // Files still uploading are waited for: the question searches them.
+  return runLive(turn, async (signal) => {
+    await attachments.settled();
+    const selected = [...new Set([...spaces.selectedIds(), ...attachments.ids()])];
+    if (selected.length) body.spaces = selected;
+    attachments.sent();
+    return api.search(body, signal);
+  });
 }
 
 // regenerate answers the chat's last question again in place: the new
@@ -385,7 +396,7 @@ function rerun(old, question, trigger) {
     messages: [{ id: messageId(), role: 'user', parts: [{ type: 'text', text: question }] }],
     timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
   };
-  const selected = spaces.selectedIds();
+  const selected = [...new Set([...spaces.selectedIds(), ...attachments.ids()])];
   if (selected.length) body.spaces = selected;
   return runLive(turn, (signal) => api.search(body, signal));
 }
@@ -408,6 +419,7 @@ async function runLive(turn, open) {
       if (chatId && !live.chatId) {
         live.chatId = chatId;
         chats.hint(chatId, turn.question);
+        if (state.view === view) attachments.linked(chatId);
         if (state.view === view) {
           state.chatId = chatId;
           history.pushState(null, '', '/c/' + encodeURIComponent(chatId));
@@ -513,6 +525,7 @@ function newChat(push) {
   resetView();
   state.chatId = null;
   state.chatMode = '';
+  attachments.open(null);
   el.hero.hidden = false;
   el.title.textContent = '';
   showExport(null);
@@ -525,6 +538,7 @@ function newChat(push) {
 async function openChat(id, push) {
   resetView();
   state.chatId = id;
+  attachments.open(id);
   el.hero.hidden = true;
   showExport(id);
   chats.setActive(id);

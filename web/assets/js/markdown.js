@@ -21,6 +21,7 @@ const QUOTE = /^ {0,3}>[ ]?(.*)$/;
 const ITEM = /^( *)([-*+]|\d{1,9}[.)])(?:([ \t]+)(.*)|$)/;
 const TABLE_SEP = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
 const BLANK = /^[ \t]*$/;
+const MATH_BLOCK = /^ {0,3}(\$\$|\\\[)(.*)$/;
 const CITATION = /^\s*\d{1,3}(?:\s*(?:[,;]|[-–])\s*\d{1,3})*\s*$/;
 const PUNCT = /[!-/:-@[-`{-~]/;
 
@@ -41,7 +42,7 @@ function indentOf(line) {
 }
 
 function startsBlock(line) {
-  return FENCE.test(line) || HEADING.test(line) || HR.test(line) || QUOTE.test(line) || listItem(line) !== null;
+  return MATH_BLOCK.test(line) || FENCE.test(line) || HEADING.test(line) || HR.test(line) || QUOTE.test(line) || listItem(line) !== null;
 }
 
 function listItem(line) {
@@ -74,6 +75,24 @@ function blocks(lines, parent, o, depth) {
       return;
     }
     let m;
+    if ((m = MATH_BLOCK.exec(line))) {
+      // Display math: $$…$$ or \[…\], on one line or several.
+      const close = m[1] === '$$' ? '$$' : '\\]';
+      let body = m[2];
+      let end = body.indexOf(close);
+      let j = i;
+      while (end < 0 && j + 1 < lines.length && !BLANK.test(lines[j + 1])) {
+        j++;
+        body += '\n' + lines[j];
+        end = body.indexOf(close);
+      }
+      if (end >= 0 && body.slice(end + close.length).trim() === '' && body.slice(0, end).trim()) {
+        const tex = body.slice(0, end).trim();
+        parent.append(h('div', { class: 'math math-display', dataset: { tex } }, tex));
+        i = j + 1;
+        continue;
+      }
+    }
     if ((m = FENCE.exec(line))) {
       const fence = m[1];
       const code = [];
@@ -291,6 +310,15 @@ function inline(src, parent, o, depth, inLink) {
   };
   while (i < src.length) {
     const c = src[i];
+    if (c === '$' || (c === '\\' && src[i + 1] === '(')) {
+      const m = mathAt(src, i);
+      if (m) {
+        flush();
+        parent.append(h('span', { class: m.display ? 'math math-display' : 'math', dataset: { tex: m.tex } }, m.tex));
+        i = m.end;
+        continue;
+      }
+    }
     if (c === '\\') {
       const n = src[i + 1];
       if (n === '\n') {
@@ -412,6 +440,37 @@ function inline(src, parent, o, depth, inLink) {
     i++;
   }
   flush();
+}
+
+// mathAt reads a formula at src[i]: \(…\), $$…$$, or $…$ as Pandoc reads
+// it (no space after the opening $ nor before the closing one, and no digit
+// right after it, so "$5 and $10" stays text). Null when there is none.
+function mathAt(src, i) {
+  if (src[i] === '\\') {
+    const end = src.indexOf('\\)', i + 2);
+    const tex = end > 0 ? src.slice(i + 2, end).trim() : '';
+    return tex ? { tex, display: false, end: end + 2 } : null;
+  }
+  if (src[i + 1] === '$') {
+    const end = src.indexOf('$$', i + 2);
+    const tex = end > 0 ? src.slice(i + 2, end).trim() : '';
+    return tex ? { tex, display: true, end: end + 2 } : null;
+  }
+  if (i > 0 && src[i - 1] === '$') return null;
+  const first = src[i + 1];
+  if (first === undefined || /\s/.test(first)) return null;
+  for (let j = i + 1; j < src.length; j++) {
+    const ch = src[j];
+    if (ch === '\n' && src[j + 1] === '\n') return null;
+    if (ch === '\\') {
+      j++;
+      continue;
+    }
+    if (ch !== '$') continue;
+    if (/\s/.test(src[j - 1]) || /\d/.test(src[j + 1] || '')) return null;
+    return { tex: src.slice(i + 1, j), display: false, end: j + 1 };
+  }
+  return null;
 }
 
 function count(s, ch) {

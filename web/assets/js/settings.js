@@ -98,7 +98,7 @@ export async function openSettings(toast) {
   model.value = chosen;
   const error = h('p', { class: 'settings-error', id: 'settings-error', role: 'alert', hidden: true });
   const note = typeof models.error === 'string' ? h('p', { class: 'settings-hint' }, t('modelsUnavailable', { msg: models.error })) : null;
-  const save = h('button', { class: 'settings-save', id: 'settings-save', type: 'submit' }, t('save'));
+  const save = h('button', { class: 'btn primary settings-save', id: 'settings-save', type: 'submit' }, t('save'));
   const cancel = h('button', { class: 'icon-btn', type: 'button' }, t('cancel'));
   const form = h('form', { class: 'settings', id: 'settings-form', method: 'dialog' },
     h('h2', {}, t('settingsTitle')),

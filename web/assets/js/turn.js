@@ -7,6 +7,7 @@
 import { h, icon, spinner, hostOf, safeURL, safeImageURL } from './dom.js';
 import { t, has, plural, humanize, lang, modeName, formatNumber } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
+import { renderMath } from './math.js';
 import { partView, toolView, answerView } from './views.js';
 import { attachPreview, followUpChips, openPassage, isPassageURL } from './convenience.js';
 
@@ -323,6 +324,8 @@ export class Turn {
     });
     this.sourcesEl = h('section', { class: 'sources', hidden: true });
     this.answerEl = h('div', { class: 'answer md' });
+    // Copying part of an answer keeps the sources it cites.
+    this.answerEl.addEventListener('copy', (e) => this.copySelection(e));
     this.answerHead = h('h3', { class: 'section-title answer-title', hidden: true }, icon('sparkle'), h('span', null, t('answer')));
     this.extrasEl = h('div', { class: 'extras' });
     this.errorEl = h('div', { class: 'turn-error', hidden: true, role: 'alert' });
@@ -488,7 +491,8 @@ export class Turn {
   renderSources() {
     const cited = [...this.cited.values()].sort((a, b) => a.number - b.number);
     const useCited = cited.length > 0;
-    const list = useCited ? cited : this.running || !this.text ? [...this.candidates.values()] : [];
+    // A stopped turn keeps the sources it had found: they are what it read.
+    const list = useCited ? cited : this.running || this.aborted || !this.text ? [...this.candidates.values()] : [];
     this.sourcesEl.hidden = list.length === 0;
     if (!list.length) return;
     const title = useCited ? t('sources') : t('foundSources');
@@ -522,6 +526,9 @@ export class Turn {
       return;
     }
     this.answerEl.replaceChildren(renderMarkdown(this.text, { citation: (n) => this.citation(n) }));
+    // Formulas are drawn once the answer is complete: while it streams a
+    // formula may be cut in half.
+    if (!this.running) renderMath(this.answerEl);
     // Each code block gets its own copy button (the code only).
     for (const pre of this.answerEl.querySelectorAll('pre')) {
       const code = pre.querySelector('code');
@@ -621,6 +628,19 @@ export class Turn {
 
   // textWithSources is the answer as copied: its text, then the sources
   // its [n] markers point to, so that a pasted answer keeps them.
+  copySelection(e) {
+    const sel = document.getSelection();
+    if (!sel || sel.isCollapsed || !sel.rangeCount || !e.clipboardData) return;
+    const frag = sel.getRangeAt(0).cloneContents();
+    const nums = new Set();
+    for (const c of frag.querySelectorAll('.cite')) for (const n of c.textContent.match(/\d+/g) || []) nums.add(Number(n));
+    const cited = [...nums].sort((a, b) => a - b).map((n) => this.cited.get(n)).filter(Boolean);
+    if (!cited.length) return;
+    const lines = cited.map((s) => `[${s.number}] ${s.title ? s.title + ' — ' : ''}${s.url || ''}`.trim());
+    e.clipboardData.setData('text/plain', `${sel.toString().trim()}\n\n${t('sources')}:\n${lines.join('\n')}\n`);
+    e.preventDefault();
+  }
+
   textWithSources() {
     const cited = [...this.cited.values()].filter((s) => s && s.number > 0).sort((a, b) => a.number - b.number);
     if (!cited.length) return this.text;
