@@ -1,0 +1,230 @@
+package server_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/sova-ai/sova"
+
+	"github.com/sova-ai/sova/internal/auth"
+	"github.com/sova-ai/sova/internal/llm/llmtest"
+	"github.com/sova-ai/sova/internal/realtime"
+	"github.com/sova-ai/sova/internal/realtime/realtimetest"
+	"github.com/sova-ai/sova/internal/server"
+	"github.com/sova-ai/sova/internal/voice"
+)
+
+// rtKey is the API key the realtime test server accepts.
+const rtKey = "sova_realtime_test_key"
+
+// rtEnv is the assistant's test world with /v1/realtime in front, the
+// fake audio API (and Realtime upstream, when given) behind.
+type rtEnv struct {
+	*asstEnv
+	audio *realtimetest.Audio
+	rt    *httptest.Server
+}
+
+func newRTEnv(t *testing.T, upstreamModel string) *rtEnv {
+	t.Helper()
+	e := &rtEnv{asstEnv: newAsstEnv(t), audio: realtimetest.NewAudio(t)}
+	a := e.app
+	h := realtime.New(realtime.Config{
+		Runs: a.Service, Assistant: a.Assistant, Chats: a.Store,
+		Voice:         voice.New(voice.Config{BaseURL: e.audio.URL + "/v1", STTModel: "stt", TTSModel: "tts"}),
+		Upstream:      realtime.Upstream{BaseURL: e.audio.URL + "/v1", Model: upstreamModel},
+		MaxFrameBytes: 64 << 10,
+	})
+	user := e.user
+	keyAuth := auth.Func(func(r *http.Request) (sova.User, error) {
+		if r.Header.Get("Authorization") == "Bearer "+rtKey {
+			return sova.User{ID: user, Role: sova.RoleUser}, nil
+		}
+		return sova.User{}, auth.ErrUnauthenticated
+	})
+	e.rt = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: keyAuth, Version: "test", Realtime: h}))
+	t.Cleanup(e.rt.Close)
+	return e
+}
+
+func (e *rtEnv) wsURL(query string) string {
+	return "ws" + strings.TrimPrefix(e.rt.URL, "http") + "/v1/realtime?" + query
+}
+
+// rtConn is a Realtime client for Go tests.
+type rtConn struct {
+	t    *testing.T
+	c    *websocket.Conn
+	seen []map[string]any
+}
+
+func dialRT(t *testing.T, url string, opts *websocket.DialOptions) *rtConn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadLimit(8 << 20)
+	t.Cleanup(func() { c.CloseNow() })
+	return &rtConn{t: t, c: c}
+}
+
+func bearer(key string) *websocket.DialOptions {
+	return &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + key}}}
+}
+
+func (r *rtConn) send(v map[string]any) {
+	r.t.Helper()
+	b, _ := json.Marshal(v)
+	if err := r.c.Write(context.Background(), websocket.MessageText, b); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// until reads events up to the first of type typ and returns it.
+func (r *rtConn) until(typ string) map[string]any {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		_, b, err := r.c.Read(ctx)
+		if err != nil {
+			r.t.Fatalf("waiting for %s: %v (seen %v)", typ, err, types(r.seen))
+		}
+		var ev map[string]any
+		if err := json.Unmarshal(b, &ev); err != nil {
+			r.t.Fatal(err)
+		}
+		r.seen = append(r.seen, ev)
+		if ev["type"] == typ {
+			return ev
+		}
+	}
+}
+
+func types(evs []map[string]any) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e["type"].(string))
+	}
+	return out
+}
+
+func (r *rtConn) count(typ string) int {
+	n := 0
+	for _, e := range r.seen {
+		if e["type"] == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// speech is 300 ms of a loud tone, PCM16 at 24 kHz, base64.
+func speech() string {
+	pcm := make([]byte, 2*realtime.SampleRate*3/10)
+	for i := 0; i+1 < len(pcm); i += 2 {
+		v := int16(8000)
+		if (i/2/20)%2 == 0 {
+			v = -8000
+		}
+		pcm[i], pcm[i+1] = byte(v), byte(uint16(v)>>8)
+	}
+	return base64.StdEncoding.EncodeToString(pcm)
+}
+
+func TestRealtimeCascadeSpeaksBeforeTheAnswerEnds(t *testing.T) {
+	e := newRTEnv(t, "") // an endpoint without Realtime
+	e.audio.TTSFirstByte = 20 * time.Millisecond
+	e.audio.Say("Что нового по проекту Восток?")
+	answer := "Анна предложила вторник [1]. Подробности: https://example.com/x. Ещё {\"json\": true} один пункт."
+	e.script(llmtest.Reply{Content: answer, ChunkDelay: 40 * time.Millisecond})
+
+	c := dialRT(t, e.wsURL("model=assistant&chat=voice-1"), bearer(rtKey))
+	created := c.until("session.created")
+	if s := created["session"].(map[string]any); s["sova"].(map[string]any)["path"] != "cascade" {
+		t.Fatalf("session %v", s)
+	}
+	c.send(map[string]any{"type": "session.update", "session": map[string]any{"type": "realtime", "audio": map[string]any{"input": map[string]any{"turn_detection": nil}}}})
+	c.until("session.updated")
+	c.send(map[string]any{"type": "input_audio_buffer.append", "audio": speech()})
+	c.send(map[string]any{"type": "input_audio_buffer.commit"})
+	c.send(map[string]any{"type": "response.create"})
+	tr := c.until("conversation.item.input_audio_transcription.completed")
+	if tr["transcript"] != "Что нового по проекту Восток?" {
+		t.Fatalf("transcript %v", tr)
+	}
+	c.until("response.output_audio.delta")
+	// The first audio came while the answer was still being written: its
+	// last sentence is not spoken yet.
+	if n := c.count("response.output_audio_transcript.delta"); n != 1 {
+		t.Errorf("transcript deltas before the first audio: %d", n)
+	}
+	done := c.until("response.done")
+	if st := done["response"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("response %v", done)
+	}
+	said := strings.Join(e.audio.Spoken(), " ")
+	for _, bad := range []string{"[1]", "https://", "{", "json"} {
+		if strings.Contains(said, bad) {
+			t.Errorf("spoken %q has %q", said, bad)
+		}
+	}
+	if len(e.audio.Spoken()) < 3 {
+		t.Errorf("spoken sentence by sentence: %q", e.audio.Spoken())
+	}
+	msgs, err := e.app.Store.ListMessages(context.Background(), e.user, "voice-1")
+	if err != nil || len(msgs) != 2 || msgs[0].Content != "Что нового по проекту Восток?" || !strings.Contains(msgs[1].Content, "вторник") {
+		t.Fatalf("stored chat: %v %+v", err, msgs)
+	}
+}
+
+func TestRealtimeRefusesWithoutKeyAndOversizeFrames(t *testing.T) {
+	e := newRTEnv(t, "")
+	ctx := context.Background()
+	for name, opts := range map[string]*websocket.DialOptions{
+		"no key": nil, "wrong key": bearer("sova_wrong"),
+		"wrong subprotocol key": {Subprotocols: []string{"realtime", realtime.KeyProtocol + "sova_wrong"}},
+	} {
+		_, resp, err := websocket.Dial(ctx, e.wsURL("model=assistant"), opts)
+		if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: %v %v", name, resp, err)
+		}
+	}
+	// A browser's key in the subprotocol is accepted.
+	c := dialRT(t, e.wsURL("model=assistant"), &websocket.DialOptions{Subprotocols: []string{"realtime", realtime.KeyProtocol + rtKey}})
+	c.until("session.created")
+	if c.c.Subprotocol() != "realtime" {
+		t.Errorf("subprotocol %q", c.c.Subprotocol())
+	}
+	// A page of another site cannot open a session.
+	_, resp, err := websocket.Dial(ctx, e.wsURL("model=assistant"), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + rtKey}, "Origin": {"https://evil.example"}}})
+	if err == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-site: %v %v", resp, err)
+	}
+	// A bad event is answered with an error; the session goes on.
+	c.send(map[string]any{"type": "input_audio_buffer.append", "audio": "%%%"})
+	if ev := c.until("error"); ev["error"].(map[string]any)["code"] != "invalid_audio" {
+		t.Errorf("error %v", ev)
+	}
+	// A frame over the limit closes the socket with 1009.
+	big := strings.Repeat("A", 100<<10)
+	c.send(map[string]any{"type": "input_audio_buffer.append", "audio": big})
+	_, _, err = c.c.Read(ctx)
+	if websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
+		t.Errorf("oversize frame: %v", err)
+	}
+	var ce websocket.CloseError
+	_ = errors.As(err, &ce)
+}
