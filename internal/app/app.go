@@ -277,7 +277,7 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 		Images: &imageproxy.Proxy{Client: fetcher.Client(), MaxBytes: int64(cfg.ImageProxyMaxBytes), Timeout: cfg.ImageProxyTimeout},
 		Limits: limiter, shared: sh}
 	a.Realtime = newRealtime(cfg, a, logger) // assistant.go
-	if err = a.wireAuth(); err != nil { // auth.go
+	if err = a.wireAuth(); err != nil {      // auth.go
 		closeNotifier(notifier)
 		_ = docSpaces.Close()
 		_ = st.Close()
