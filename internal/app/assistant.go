@@ -70,7 +70,7 @@ func newRealtime(cfg *config.Config, a *App, logger *slog.Logger) *realtime.Hand
 	}
 	return realtime.New(realtime.Config{
 		Runs: a.Service, Voice: v, Assistant: a.Assistant, Chats: a.Store,
-		Upstream:      realtime.Upstream{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: model, Voice: cfg.TTSVoice},
+		Upstream:      realtime.Upstream{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: model, Voice: cfg.TTSVoice, TranscribeModel: cfg.STTModel},
 		MaxFrameBytes: cfg.RealtimeMaxFrameBytes, MaxAudioBytes: cfg.AudioMaxBytes, MaxSession: cfg.RealtimeMaxSession, Logger: logger,
 	})
 }

@@ -64,6 +64,9 @@ type Upstream struct {
 	APIKey  string
 	Model   string // SOVA_REALTIME_MODEL
 	Voice   string // SOVA_TTS_VOICE (sage)
+	// TranscribeModel transcribes the person's turns for the chat
+	// (SOVA_STT_MODEL, else gpt-4o-mini-transcribe).
+	TranscribeModel string
 }
 
 // ChatWriter keeps a voice conversation in the chat.
@@ -94,6 +97,9 @@ func New(cfg Config) *Handler {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Upstream.TranscribeModel == "" {
+		cfg.Upstream.TranscribeModel = "gpt-4o-mini-transcribe"
 	}
 	if cfg.Upstream.Voice == "" {
 		cfg.Upstream.Voice = "sage"

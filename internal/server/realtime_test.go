@@ -44,10 +44,13 @@ func newRTEnv(t *testing.T, upstreamModel string) *rtEnv {
 		Upstream:      realtime.Upstream{BaseURL: e.audio.URL + "/v1", Model: upstreamModel},
 		MaxFrameBytes: 64 << 10,
 	})
-	user := e.user
+	user, err := a.Auth.Authenticate(httptest.NewRequest(http.MethodGet, "/api/chats", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
 	keyAuth := auth.Func(func(r *http.Request) (sova.User, error) {
 		if r.Header.Get("Authorization") == "Bearer "+rtKey {
-			return sova.User{ID: user, Role: sova.RoleUser}, nil
+			return user, nil
 		}
 		return sova.User{}, auth.ErrUnauthenticated
 	})
@@ -227,4 +230,143 @@ func TestRealtimeRefusesWithoutKeyAndOversizeFrames(t *testing.T) {
 	}
 	var ce websocket.CloseError
 	_ = errors.As(err, &ce)
+}
+
+// untilSaid reads up to a finished response whose speech has substr.
+func (r *rtConn) untilSaid(substr string) string {
+	r.t.Helper()
+	for {
+		ev := r.until("response.done")
+		b, _ := json.Marshal(ev["response"])
+		var resp struct {
+			Output []realtime.Item `json:"output"`
+		}
+		_ = json.Unmarshal(b, &resp)
+		for _, it := range resp.Output {
+			for _, c := range it.Content {
+				if c.Transcript != nil && strings.Contains(*c.Transcript, substr) {
+					return *c.Transcript
+				}
+			}
+		}
+	}
+}
+
+// speak sends one turn of the person: audio, commit, response.create.
+func (r *rtConn) speak() {
+	r.send(map[string]any{"type": "input_audio_buffer.append", "audio": speech()})
+	r.send(map[string]any{"type": "input_audio_buffer.commit"})
+	r.send(map[string]any{"type": "response.create"})
+}
+
+func TestRealtimeUpstreamRunsTheSeedFlows(t *testing.T) {
+	e := newRTEnv(t, "gpt-4o-realtime-mini")
+	up := realtimetest.NewUpstream(e.audio)
+	c := dialRT(t, e.wsURL("model=gpt-4o-realtime-mini&chat=voice-up"), bearer(rtKey))
+	if s := c.until("session.created")["session"].(map[string]any); s["sova"].(map[string]any)["path"] != "upstream" {
+		t.Fatalf("session %v", s)
+	}
+	c.send(map[string]any{"type": "session.update", "session": map[string]any{"type": "realtime", "audio": map[string]any{"input": map[string]any{"turn_detection": nil}}}})
+	c.until("session.updated")
+	if s := up.Sessions(); len(s) == 0 || !s[0].Has("office__list_emails") || !s[0].Has("transfer_to_knowledge") || !s[0].Has("delegateToSupervisor") {
+		t.Fatalf("the router's functions: %+v", s)
+	}
+
+	// Flow 1: an MCP read, straight from the router.
+	e.audio.Say("Покажи письма от Анны")
+	up.Script(realtimetest.Reply{Call: "office__list_emails", Args: `{"from":"anna"}`}, realtimetest.Reply{Text: "Нашла три письма от Анны."})
+	c.speak()
+	c.untilSaid("три письма")
+	if n := e.office.Calls(); n == 0 {
+		t.Fatal("the MCP server was not called")
+	}
+
+	// Flow 2: a hand-off to the knowledge agent, and back.
+	e.audio.Say("Что она писала о проекте Восток?")
+	up.Script(realtimetest.Reply{Call: "transfer_to_knowledge", Args: `{"reason":"project history"}`},
+		realtimetest.Reply{Call: "search_chats", Args: `{"query":"Восток"}`},
+		realtimetest.Reply{Text: "В переписке о проекте Восток нашла три обсуждения."})
+	c.speak()
+	c.untilSaid("три обсуждения")
+	c.until("sova.handoff") // back to the router
+	// The fake reads the session update a moment after Sova sends it.
+	ss := up.Sessions()
+	for end := time.Now().Add(3 * time.Second); !ss[len(ss)-1].Has("transfer_to_knowledge") && time.Now().Before(end); ss = up.Sessions() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	var sawKnowledge bool
+	for _, s := range ss {
+		if s.Has("search_chats") && s.Has("return_to_router") {
+			sawKnowledge = true
+		}
+	}
+	if !sawKnowledge || !ss[len(ss)-1].Has("transfer_to_knowledge") {
+		t.Fatalf("hand-off and return: %d sessions, last router=%v", len(ss), ss[len(ss)-1].Has("transfer_to_knowledge"))
+	}
+
+	// Flow 6, the end: the planning agent's nextResponse said verbatim.
+	ask := "Когда удобно: понедельник, среду или пятницу?"
+	e.script(llmtest.Calls(call("p1", "finish_plan", `{"decision":"clarify","nextResponse":"`+ask+`","workflowSteps":["Проверил календарь","Нашёл свободные дни"]}`)))
+	e.audio.Say("Назначь встречу с ней на следующей неделе")
+	up.Script(realtimetest.Reply{Call: "delegateToSupervisor", Args: `{"conversationContext":"встреча с Анной","proposedPlan":"календарь","userIntent":"встреча","complexity":"medium"}`},
+		realtimetest.Reply{Echo: true})
+	c.speak()
+	if got := c.untilSaid("понедельник"); !strings.Contains(got, ask) {
+		t.Errorf("nextResponse said as %q", got)
+	}
+
+	// A held send: said and shown, run only on an unambiguous yes.
+	send := `{"to":"anna@example.com","subject":"Восток","body":"Согласен на вторник."}`
+	for _, tt := range []struct {
+		answer string
+		sent   int
+	}{{"Хорошо, но не отправляй", 0}, {"да", 1}} {
+		e.audio.Say("Ответь Анне, что я согласен")
+		up.Script(realtimetest.Reply{Call: "office__send_email", Args: send}, realtimetest.Reply{Echo: true})
+		c.speak()
+		q := c.untilSaid("anna@example.com")
+		if len(e.office.Sent()) != 0 && tt.sent == 0 {
+			t.Fatalf("sent before the decision (question %q)", q)
+		}
+		e.audio.Say(tt.answer)
+		if tt.sent == 0 {
+			up.Script(realtimetest.Reply{Echo: true}) // asked again
+			c.speak()
+			c.untilSaid("ничего не сделано")
+			e.audio.Say("нет")
+			up.Script(realtimetest.Reply{Text: "Хорошо, не отправляю."})
+			c.speak()
+			c.untilSaid("не отправляю")
+		} else {
+			up.Script(realtimetest.Reply{Text: "Отправила."})
+			c.speak()
+			c.untilSaid("Отправила")
+		}
+		if n := len(e.office.Sent()); n != tt.sent {
+			t.Fatalf("after %q: sent %d, want %d", tt.answer, n, tt.sent)
+		}
+	}
+	if c.count("sova.step") == 0 {
+		t.Error("no steps shown")
+	}
+	// A call with broken arguments is answered with an error, not run.
+	e.audio.Say("Отправь письмо")
+	up.Script(realtimetest.Reply{Call: "office__send_email", Args: `{"to":`}, realtimetest.Reply{Text: "Не получилось."})
+	c.speak()
+	c.untilSaid("Не получилось")
+
+	msgs, err := e.app.Store.ListMessages(context.Background(), e.user, "voice-up")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, m := range msgs {
+		all = append(all, m.Role+": "+m.Content)
+	}
+	joined := strings.Join(all, "\n")
+	for _, want := range []string{"user: Покажи письма от Анны", "assistant: Нашла три письма от Анны.", "user: да", ask} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("the chat lacks %q:\n%s", want, joined)
+		}
+	}
 }
