@@ -34,7 +34,11 @@ type rtEnv struct {
 	rt    *httptest.Server
 }
 
-func newRTEnv(t *testing.T, upstreamModel string) *rtEnv {
+func newRTEnv(t *testing.T, upstreamModel string) *rtEnv { return newRTEnvTLS(t, upstreamModel, false) }
+
+// newRTEnvTLS serves /v1/realtime over TLS when tls is set: the openai
+// package's client always dials wss.
+func newRTEnvTLS(t *testing.T, upstreamModel string, tls bool) *rtEnv {
 	t.Helper()
 	e := &rtEnv{asstEnv: newAsstEnv(t), audio: realtimetest.NewAudio(t)}
 	a := e.app
@@ -54,7 +58,12 @@ func newRTEnv(t *testing.T, upstreamModel string) *rtEnv {
 		}
 		return sova.User{}, auth.ErrUnauthenticated
 	})
-	e.rt = httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: keyAuth, Version: "test", Realtime: h}))
+	e.rt = httptest.NewUnstartedServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: keyAuth, Version: "test", Realtime: h}))
+	if tls {
+		e.rt.StartTLS()
+	} else {
+		e.rt.Start()
+	}
 	t.Cleanup(e.rt.Close)
 	return e
 }
