@@ -379,3 +379,74 @@ func TestRealtimeUpstreamRunsTheSeedFlows(t *testing.T) {
 		}
 	}
 }
+
+// TestRealtimeFirstAudioLatency measures, for both paths, the time from
+// the end of the person's turn (commit) to the first audio delta, with
+// the fakes' latencies stated (docs/benchmarks.md):
+//
+//	go test -run TestRealtimeFirstAudioLatency -v ./internal/server/
+func TestRealtimeFirstAudioLatency(t *testing.T) {
+	const turns = 5
+	answer := "Анна предложила перенести запуск на вторник. Бюджет согласован, смета у Ивана. Остальное без изменений."
+	measure := func(c *rtConn, audioType string) (first, whole time.Duration) {
+		c.send(map[string]any{"type": "input_audio_buffer.append", "audio": speech()})
+		start := time.Now()
+		c.send(map[string]any{"type": "input_audio_buffer.commit"})
+		c.send(map[string]any{"type": "response.create"})
+		c.until(audioType)
+		first = time.Since(start)
+		c.until("response.done")
+		return first, time.Since(start)
+	}
+	manual := map[string]any{"type": "session.update", "session": map[string]any{"type": "realtime", "audio": map[string]any{"input": map[string]any{"turn_detection": nil}}}}
+
+	t.Run("cascade", func(t *testing.T) {
+		e := newRTEnv(t, "")
+		e.audio.STTLatency, e.audio.TTSFirstByte = 100*time.Millisecond, 150*time.Millisecond
+		c := dialRT(t, e.wsURL("model=assistant"), bearer(rtKey))
+		c.until("session.created")
+		c.send(manual)
+		c.until("session.updated")
+		var firsts, wholes []time.Duration
+		for range turns {
+			e.audio.Say("Что нового?")
+			e.script(llmtest.Reply{Content: answer, Delay: 200 * time.Millisecond, ChunkDelay: 20 * time.Millisecond})
+			f, w := measure(c, "response.output_audio.delta")
+			firsts, wholes = append(firsts, f), append(wholes, w)
+		}
+		f, w := median(firsts), median(wholes)
+		t.Logf("cascade: commit → first audio byte %v (median of %d), → response.done %v; fakes: STT 100ms, model first token 200ms then 4 characters every 20ms, TTS first byte 150ms", f, turns, w)
+		if f >= w {
+			t.Errorf("first audio %v after the whole response %v", f, w)
+		}
+	})
+	t.Run("upstream", func(t *testing.T) {
+		e := newRTEnv(t, "gpt-4o-realtime-mini")
+		up := realtimetest.NewUpstream(e.audio)
+		up.FirstAudio = 300 * time.Millisecond
+		c := dialRT(t, e.wsURL("model=assistant"), bearer(rtKey))
+		c.until("session.created")
+		c.send(manual)
+		c.until("session.updated")
+		var firsts []time.Duration
+		for range turns {
+			e.audio.Say("Что нового?")
+			up.Script(realtimetest.Reply{Text: answer})
+			f, _ := measure(c, "response.output_audio.delta")
+			firsts = append(firsts, f)
+		}
+		t.Logf("upstream: commit → first audio byte %v (median of %d); fake Realtime model: first audio 300ms after response.create, transcription at once", median(firsts), turns)
+	})
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s[len(s)/2]
+}
