@@ -27,6 +27,7 @@ import (
 	"github.com/sova-ai/sova/internal/mode/research"
 	searchmode "github.com/sova-ai/sova/internal/mode/search"
 	"github.com/sova-ai/sova/internal/mode/sgr"
+	"github.com/sova-ai/sova/internal/realtime"
 	"github.com/sova-ai/sova/internal/run"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/spaces"
@@ -74,6 +75,8 @@ type App struct {
 	MCP       *mcp.Client
 	// Voice transcribes and speaks through the endpoint; nil when off.
 	Voice *voice.Client
+	// Realtime serves /v1/realtime (voice sessions); nil without a model.
+	Realtime *realtime.Handler
 	// Metrics counts runs, model and search calls and page reads for
 	// GET /metrics; nil with SOVA_METRICS=false.
 	Metrics *metrics.Metrics
@@ -274,7 +277,8 @@ func New(ctx context.Context, cfg *config.Config, logger *slog.Logger) (_ *App, 
 		Memory: mem, Connectors: Connectors(cfg, st, docSpaces, logger),
 		Images: &imageproxy.Proxy{Client: fetcher.Client(), MaxBytes: int64(cfg.ImageProxyMaxBytes), Timeout: cfg.ImageProxyTimeout},
 		Limits: limiter, shared: sh}
-	if err = a.wireAuth(); err != nil { // auth.go
+	a.Realtime = newRealtime(cfg, a, logger) // assistant.go
+	if err = a.wireAuth(); err != nil {      // auth.go
 		closeNotifier(notifier)
 		_ = docSpaces.Close()
 		_ = st.Close()

@@ -2,6 +2,7 @@ package app
 
 import (
 	"log/slog"
+	"strings"
 
 	"github.com/sova-ai/sova"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mcp"
 	"github.com/sova-ai/sova/internal/mode/assistant"
+	"github.com/sova-ai/sova/internal/realtime"
 	"github.com/sova-ai/sova/internal/search"
 	"github.com/sova-ai/sova/internal/spaces"
 	"github.com/sova-ai/sova/internal/store"
@@ -52,4 +54,23 @@ func newVoice(cfg *config.Config) *voice.Client {
 		return nil
 	}
 	return voice.New(voice.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, STTModel: cfg.STTModel, TTSModel: cfg.TTSModel, Voice: cfg.TTSVoice})
+}
+
+// newRealtime is /v1/realtime: the upstream Realtime model of the
+// endpoint when it has one (SOVA_REALTIME_MODEL), else the cascade over
+// the endpoint's audio API.
+func newRealtime(cfg *config.Config, a *App, logger *slog.Logger) *realtime.Handler {
+	model := cfg.RealtimeModel
+	if strings.EqualFold(model, "off") {
+		model = ""
+	}
+	v := a.Voice
+	if v == nil {
+		v = voice.New(voice.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Voice: cfg.TTSVoice})
+	}
+	return realtime.New(realtime.Config{
+		Runs: a.Service, Voice: v, Assistant: a.Assistant, Chats: a.Store,
+		Upstream:      realtime.Upstream{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: model, Voice: cfg.TTSVoice, TranscribeModel: cfg.STTModel},
+		MaxFrameBytes: cfg.RealtimeMaxFrameBytes, MaxAudioBytes: cfg.AudioMaxBytes, MaxSession: cfg.RealtimeMaxSession, Logger: logger,
+	})
 }

@@ -178,6 +178,12 @@ type Config struct {
 	TTSModel              string        `env:"SOVA_TTS_MODEL"`
 	TTSVoice              string        `env:"SOVA_TTS_VOICE" envDefault:"sage"`
 	AudioMaxBytes         int64         `env:"SOVA_AUDIO_MAX_BYTES" envDefault:"26214400"`
+	// /v1/realtime: the endpoint's Realtime model ("" or "off": every
+	// voice session runs the cascade), one client message's limit, and a
+	// session's longest life.
+	RealtimeModel         string        `env:"SOVA_REALTIME_MODEL" envDefault:"gpt-4o-realtime-mini"`
+	RealtimeMaxFrameBytes int64         `env:"SOVA_REALTIME_MAX_FRAME_BYTES" envDefault:"1048576"`
+	RealtimeMaxSession    time.Duration `env:"SOVA_REALTIME_MAX_SESSION" envDefault:"30m"`
 	// Run event logs: finished runs' text deltas merged after
 	// RunEventsCompactAfter, their logs deleted after RunEventsRetention
 	// (0: never), by the app's event sweeper.

@@ -79,6 +79,8 @@ type Options struct {
 	// Voice serves /api/audio/* (voice.go); nil: off.
 	Voice         *voice.Client
 	MaxAudioBytes int64 // SOVA_AUDIO_MAX_BYTES
+	// Realtime serves the WebSocket /v1/realtime (realtime.go); nil: 404.
+	Realtime http.Handler
 	// Images serves GET /api/image (image.go); nil answers it 404.
 	Images *imageproxy.Proxy
 	// Limits tells GET /api/me what the person's limits leave (limits.go);
@@ -171,6 +173,7 @@ func (s *Server) routes() {
 	s.assistantRoutes() // assistant.go
 	s.voiceRoutes()     // voice.go
 	s.shareRoutes()     // share.go
+	s.realtimeRoute()   // realtime.go
 }
 
 // ServeHTTP implements http.Handler: panics become 500s and every request

@@ -99,13 +99,20 @@ func (c *Client) Transcribe(ctx context.Context, filename, contentType string, a
 
 // Speak returns the audio (MP3) of text; the caller closes it.
 func (c *Client) Speak(ctx context.Context, text string) (io.ReadCloser, string, error) {
+	return c.SpeakAs(ctx, text, "mp3")
+}
+
+// SpeakAs returns the audio of text in format (mp3, or pcm: raw 16-bit
+// little-endian mono at 24 kHz, what Realtime clients play); the caller
+// closes it. The body streams as the endpoint writes it.
+func (c *Client) SpeakAs(ctx context.Context, text, format string) (io.ReadCloser, string, error) {
 	if !c.CanSpeak() {
 		return nil, "", ErrOff
 	}
 	if r := []rune(text); len(r) > MaxSpeechChars {
 		text = string(r[:MaxSpeechChars])
 	}
-	b, _ := json.Marshal(map[string]string{"model": c.cfg.TTSModel, "voice": c.cfg.Voice, "input": text, "response_format": "mp3"})
+	b, _ := json.Marshal(map[string]string{"model": c.cfg.TTSModel, "voice": c.cfg.Voice, "input": text, "response_format": format})
 	resp, err := c.do(ctx, "/audio/speech", "application/json", bytes.NewReader(b))
 	if err != nil {
 		return nil, "", err
@@ -113,6 +120,9 @@ func (c *Client) Speak(ctx context.Context, text string) (io.ReadCloser, string,
 	ct := resp.Header.Get("Content-Type")
 	if ct == "" || strings.HasPrefix(ct, "application/json") {
 		ct = "audio/mpeg"
+		if format == "pcm" {
+			ct = "audio/pcm"
+		}
 	}
 	return resp.Body, ct, nil
 }
