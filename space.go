@@ -24,20 +24,20 @@ type Space struct {
 // relative to the folder it was added from). Version names the ingestion
 // whose chunks the index holds for the document.
 type Document struct {
-	ID         string    `json:"id"`
-	SpaceID    string    `json:"spaceId"`
-	Name       string    `json:"name"`
-	Title      string    `json:"title,omitempty"`
-	Format     string    `json:"format"`
-	Size       int64     `json:"size"`
-	SHA256     string    `json:"sha256"`
-	ChunkCount int       `json:"chunkCount"`
-	Version    string    `json:"version"`
+	ID         string `json:"id"`
+	SpaceID    string `json:"spaceId"`
+	Name       string `json:"name"`
+	Title      string `json:"title,omitempty"`
+	Format     string `json:"format"`
+	Size       int64  `json:"size"`
+	SHA256     string `json:"sha256"`
+	ChunkCount int    `json:"chunkCount"`
+	Version    string `json:"version"`
 	// Notice says what of the file was left out when only part of it
 	// could be read (a limit cut it); empty when it was read whole.
 	Notice    string    `json:"notice,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt  time.Time `json:"updatedAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 	// SpaceName is filled in by LookupDocuments only.
 	SpaceName string `json:"spaceName,omitempty"`
 }
