@@ -187,14 +187,20 @@ func TestXSearchTool(t *testing.T) {
 		t.Errorf("result: %s", out.Text)
 	}
 	s := res.Searches[0]
-	if len(s.Sources) != 2 || s.Sources[0].Number != 1 || s.Sources[1].Title != "@rob_pike on X" || len(s.Citations) != 2 || s.Content == "" {
+	if len(s.Sources) != 2 || s.Sources[0].Number != 1 || s.Sources[1].Title != "@rob_pike on X" || s.Sources[1].Text != sovatest.XPostTexts[1] ||
+		len(s.Citations) != 2 || s.Content == "" {
 		t.Errorf("search: %+v", s)
 	}
-	var body map[string]any
+	// The handles are the x_search tool's filter; the least likes, which
+	// the tool has no filter for, are asked in the instructions.
+	var body struct {
+		Instructions string
+		Tools        []map[string]any
+	}
 	_ = json.Unmarshal(prov.Requests(sovatest.XAI)[0].Body, &body)
-	src := body["search_parameters"].(map[string]any)["sources"].([]any)[0].(map[string]any)
-	if src["post_favorite_count"] != float64(10) || src["excluded_x_handles"].([]any)[0] != "spambot" {
-		t.Errorf("request: %v", body)
+	if len(body.Tools) != 1 || body.Tools[0]["type"] != "x_search" || body.Tools[0]["excluded_x_handles"].([]any)[0] != "spambot" ||
+		!strings.Contains(body.Instructions, "at least 10 likes") {
+		t.Errorf("request: %+v", body)
 	}
 	for _, bad := range []string{
 		`{"queries":["q"],"includeXHandles":["a"],"excludeXHandles":["b"]}`,
