@@ -62,6 +62,9 @@ func (c *collector) Emit(e event.Event) {
 		c.put(id, map[string]any{"type": "data-page", "id": id, "data": e.Page})
 	case e.Type == event.TypeSource && e.Source != nil:
 		if e.Source.Number > 0 {
+			if c.cited == nil {
+				c.cited = map[int]sova.Source{}
+			}
 			c.cited[e.Source.Number] = *e.Source
 			return
 		}
@@ -95,6 +98,9 @@ func (c *collector) Emit(e event.Event) {
 
 // put adds a part, or replaces the part with the same key ("" adds).
 func (c *collector) put(key string, part map[string]any) {
+	if c.parts == nil { // a zero collector works too
+		c.parts = map[string]int{}
+	}
 	if key != "" {
 		if i, ok := c.parts[key]; ok {
 			c.order[i] = part
