@@ -11,7 +11,6 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/agent"
-	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/search"
 )
@@ -159,12 +158,6 @@ func (w *webSearch) call(ctx context.Context, a WebSearchArgs) (agent.Output, er
 	}
 	res, err := w.run.Search(ctx, Query{Text: q, Results: w.o.Results, Language: w.o.Language, BlockList: w.o.BlockList, Round: round})
 	if err != nil {
-		if errors.Is(err, egress.ErrOpen) && ctx.Err() == nil {
-			// The provider failed again and again and its breaker paused
-			// it: every further search of the run would fail the same way,
-			// so the run ends here and says why.
-			return agent.Output{}, agent.Fatal(fmt.Errorf("web search failed: %w", err))
-		}
 		if ctx.Err() != nil || w.o.Format == JSON {
 			return agent.Output{}, err
 		}
