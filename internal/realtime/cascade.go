@@ -416,9 +416,8 @@ func (p *speaker) say(ctx context.Context, text string) error {
 // after 60 ms of frames louder than the threshold and stops after
 // silenceMS of quiet ones.
 type vad struct {
-	speaking      bool
-	loud, quiet   int
-	heardAnything bool
+	speaking    bool
+	loud, quiet int
 }
 
 const (

@@ -110,13 +110,12 @@ func (u *Upstream) Notes() []string {
 }
 
 type conn struct {
-	u      *Upstream
-	c      *websocket.Conn
-	mu     sync.Mutex
-	audio  int
-	auto   bool // server VAD that answers by itself
-	n      int
-	lastIt string
+	u     *Upstream
+	c     *websocket.Conn
+	mu    sync.Mutex
+	audio int
+	auto  bool // server VAD that answers by itself
+	n     int
 }
 
 func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
