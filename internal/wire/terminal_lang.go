@@ -215,6 +215,7 @@ var ruMessages = func() []message {
 		{"Creating %d researcher agents", "Создаю агентов-исследователей: {1}"},
 		{"Could not create agent profiles; using generalist researchers", "Не удалось создать профили агентов; работают универсальные исследователи"},
 		{"%d agents are researching in parallel", "Агентов исследуют параллельно: {1}"},
+		{"%s resumes %q from step %d", "{1} продолжает {2} с шага {3}"},
 		{"%s could not finish %q", "{1} не смог завершить {2}"},
 		{"%s reached the step limit (%d) on %q", "{1} достиг предела шагов ({2}) на {3}"},
 		{"%s could not write its note; keeping the page summaries", "{1} не смог написать заметку; сохраняю пересказы страниц"},
