@@ -55,15 +55,14 @@ var families = map[string]family{
 type Metrics struct {
 	set *vm.Set
 
-	mu    sync.Mutex
-	help  map[string]family // gauges registered with Gauge, by name
-	names map[string]bool
+	mu   sync.Mutex
+	help map[string]family // gauges registered with Gauge, by name
 }
 
 // New returns Metrics with a fresh set; its handler also writes the Go
 // runtime's and the process's series.
 func New() *Metrics {
-	return &Metrics{set: vm.NewSet(), help: map[string]family{}, names: map[string]bool{}}
+	return &Metrics{set: vm.NewSet(), help: map[string]family{}}
 }
 
 // Handler serves the set in the Prometheus text exposition format, with
@@ -134,10 +133,9 @@ func (m *Metrics) Gauge(name, help string, fn func() float64) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.names[name] {
+	if _, ok := m.help[name]; ok {
 		return fmt.Errorf("metrics: gauge %q is already registered", name)
 	}
-	m.names[name] = true
 	m.help[name] = family{help: help, kind: "gauge"}
 	m.set.NewGauge(name, fn)
 	return nil
