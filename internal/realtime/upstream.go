@@ -96,7 +96,16 @@ func dialUpstream(ctx context.Context, s *session) (backend, error) {
 		for {
 			select {
 			case <-ctx.Done():
-				return
+				// Jobs queued before the client left still run: what
+				// was said is kept; calls upstream fail at once.
+				for {
+					select {
+					case job := <-up.jobs:
+						job(ctx)
+					default:
+						return
+					}
+				}
 			case job := <-up.jobs:
 				job(ctx)
 			}
@@ -120,6 +129,11 @@ func (u *upstream) describe() map[string]any {
 }
 
 func (u *upstream) enqueue(ctx context.Context, job func(context.Context)) {
+	select {
+	case u.jobs <- job: // a free slot wins over an ended session
+		return
+	default:
+	}
 	select {
 	case u.jobs <- job:
 	case <-ctx.Done():
@@ -241,9 +255,11 @@ func (u *upstream) read(ctx context.Context) {
 			u.enqueue(ctx, func(ctx context.Context) { u.heard(ctx, text, true) })
 			continue
 		case "response.done":
+			// Queued before the client hears it: a client that hangs up
+			// on hearing the answer still finds it in the chat.
 			raw, _ := json.Marshal(ev["response"])
-			s.send(ctx, ev)
 			u.enqueue(ctx, func(ctx context.Context) { u.done(ctx, raw) })
+			s.send(ctx, ev)
 			continue
 		}
 		s.send(ctx, ev)
@@ -417,6 +433,10 @@ func (u *upstream) store(ctx context.Context, m *sova.Message) {
 	if chats == nil {
 		return
 	}
+	// What the person heard is kept even when they hang up at once: the
+	// session's context ends with the client, the write must not.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	uid := u.s.user.ID

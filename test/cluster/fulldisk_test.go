@@ -82,7 +82,14 @@ func fill(t *testing.T, dir string) string {
 func TestFullDiskLeavesNoRunRunning(t *testing.T) {
 	c := newCluster(t)
 	data := smallDisk(t)
+	// The model answers only once the disk is full: on a loaded machine
+	// the runs would otherwise finish before the filler is written.
+	full := make(chan struct{})
 	c.model.Handle(func(r *llmtest.Request) llmtest.Reply {
+		select {
+		case <-full:
+		case <-time.After(60 * time.Second):
+		}
 		reply := c.model.Respond(r)
 		reply.Delay = 40 * time.Millisecond
 		return reply
@@ -131,6 +138,7 @@ func TestFullDiskLeavesNoRunRunning(t *testing.T) {
 
 	time.Sleep(1500 * time.Millisecond) // the runs are under way
 	filler := fill(t, data)
+	close(full)
 	t.Log("the data directory is full")
 	time.Sleep(4 * time.Second)
 	if err := os.Remove(filler); err != nil {
@@ -184,7 +192,14 @@ func TestFullDiskLeavesNoRunRunning(t *testing.T) {
 // to its finish.
 func TestSIGTERMMidStreamHandsDurableRunsOver(t *testing.T) {
 	c := newCluster(t)
+	// The model answers only once the disk is full: on a loaded machine
+	// the runs would otherwise finish before the filler is written.
+	full := make(chan struct{})
 	c.model.Handle(func(r *llmtest.Request) llmtest.Reply {
+		select {
+		case <-full:
+		case <-time.After(60 * time.Second):
+		}
 		reply := c.model.Respond(r)
 		reply.Delay = 250 * time.Millisecond
 		return reply
@@ -335,7 +350,14 @@ func TestRedisDownMidRun(t *testing.T) {
 	c.sova("users", "add", "fay", "--role", "free")
 	pro := strings.TrimSpace(c.sova("keys", "create", "--user", "pia"))
 	free := strings.TrimSpace(c.sova("keys", "create", "--user", "fay"))
+	// The model answers only once the disk is full: on a loaded machine
+	// the runs would otherwise finish before the filler is written.
+	full := make(chan struct{})
 	c.model.Handle(func(r *llmtest.Request) llmtest.Reply {
+		select {
+		case <-full:
+		case <-time.After(60 * time.Second):
+		}
 		reply := c.model.Respond(r)
 		reply.Delay = 100 * time.Millisecond
 		return reply
@@ -424,7 +446,14 @@ func TestRedisDownMidRun(t *testing.T) {
 // their clients' streams end with the finish, and no usage is given up.
 func TestDatabaseConnectionsKilledMidRun(t *testing.T) {
 	c := newCluster(t)
+	// The model answers only once the disk is full: on a loaded machine
+	// the runs would otherwise finish before the filler is written.
+	full := make(chan struct{})
 	c.model.Handle(func(r *llmtest.Request) llmtest.Reply {
+		select {
+		case <-full:
+		case <-time.After(60 * time.Second):
+		}
 		reply := c.model.Respond(r)
 		reply.Delay = 100 * time.Millisecond
 		return reply
