@@ -12,6 +12,7 @@ import (
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/provider"
 	"github.com/sova-ai/sova/internal/provider/academic"
 	"github.com/sova-ai/sova/internal/provider/coins"
 	"github.com/sova-ai/sova/internal/provider/flights"
@@ -101,6 +102,10 @@ type Providers struct {
 	// Movies finds films and series (movie_or_tv_search); nil without
 	// TMDB_API_KEY.
 	Movies *movies.Client
+
+	// Extra are providers whose tools are built outside this package;
+	// Status reports their tools as well.
+	Extra []provider.Spec
 }
 
 // Run is what one run's tools share: the providers, where their progress
