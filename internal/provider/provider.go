@@ -5,7 +5,13 @@
 // note) is read from these descriptions.
 package provider
 
-import "slices"
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
 
 // Status says whether a tool can be offered, which provider serves it,
 // and which settings enable it or choose its provider (GET /api/providers,
@@ -56,4 +62,70 @@ func Lookup(specs []Spec, tool string) (s Status, ok bool) {
 		return s, true
 	}
 	return Status{}, false
+}
+
+// Settings is a provider package's settings as the configuration reads
+// them from the environment.
+type Settings struct {
+	// Name names the provider package ("weather").
+	Name string
+	// Env points at the package's settings struct, whose env tags name
+	// the variables and their defaults (docs/configuration.md lists them).
+	Env any
+	// Check tidies what was read (keys trimmed, addresses without a
+	// trailing slash) and reports what a person has to fix, each error
+	// naming the variable; nil: nothing to check.
+	Check func() []error
+}
+
+// Get is the settings of type T in list, as read; ok is false when no
+// package there keeps its settings in a T.
+func Get[T any](list []Settings) (v T, ok bool) {
+	for _, s := range list {
+		if p, ok := s.Env.(*T); ok {
+			return *p, true
+		}
+	}
+	return v, false
+}
+
+// TrimSpace trims each of the settings.
+func TrimSpace(settings ...*string) {
+	for _, p := range settings {
+		*p = strings.TrimSpace(*p)
+	}
+}
+
+// TrimURL trims each address and drops its trailing slashes.
+func TrimURL(urls ...*string) {
+	for _, p := range urls {
+		*p = strings.TrimRight(strings.TrimSpace(*p), "/")
+	}
+}
+
+// CheckURL reports a setting that is not an http(s) URL with a host.
+func CheckURL(name, value string) error {
+	if p, err := url.Parse(value); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return fmt.Errorf("%s=%q is not an http(s) URL", name, value)
+	}
+	return nil
+}
+
+// CheckPositive reports a duration setting that is not positive.
+func CheckPositive(name string, d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%s must be positive, got %s", name, d)
+	}
+	return nil
+}
+
+// Errors are the errors among errs that are not nil.
+func Errors(errs ...error) []error {
+	var out []error
+	for _, err := range errs {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
 }

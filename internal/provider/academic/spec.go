@@ -1,6 +1,7 @@
 package academic
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/sova-ai/sova/internal/provider"
@@ -21,5 +22,30 @@ func Provider(s Searcher) provider.Spec {
 			}
 		}
 		return st
+	}}
+}
+
+// Settings are the package's settings for the configuration to read.
+func Settings() provider.Settings {
+	c := &Config{}
+	return provider.Settings{Name: "academic", Env: c, Check: func() []error {
+		provider.TrimURL(&c.OpenAlexURL, &c.ArxivURL, &c.ExaURL)
+		provider.TrimSpace(&c.OpenAlexAPIKey, &c.ExaAPIKey)
+		if c.ArxivInterval == 0 {
+			c.ArxivInterval = -1 // New reads 0 as its default; the setting's 0 means no pause
+		}
+		var errs []error
+		for _, u := range []struct{ name, value string }{{"SOVA_OPENALEX_URL", c.OpenAlexURL}, {"SOVA_ARXIV_URL", c.ArxivURL}} {
+			if err := provider.CheckURL(u.name, u.value); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if err := provider.CheckPositive("SOVA_PROVIDER_TIMEOUT", c.Timeout); err != nil {
+			errs = append(errs, err)
+		}
+		if c.ArxivInterval < -1 {
+			errs = append(errs, fmt.Errorf("SOVA_ARXIV_INTERVAL must not be negative (0: no pause), got %s", c.ArxivInterval))
+		}
+		return errs
 	}}
 }

@@ -1,6 +1,10 @@
 package coins
 
-import "github.com/sova-ai/sova/internal/provider"
+import (
+	"fmt"
+
+	"github.com/sova-ai/sova/internal/provider"
+)
 
 // The tools this package serves.
 const (
@@ -24,5 +28,19 @@ func Provider(c *Client) provider.Spec {
 			st.Note = "COINGECKO_API_KEY raises CoinGecko's rate limit"
 		}
 		return st
+	}}
+}
+
+// Settings are the package's settings for the configuration to read.
+func Settings() provider.Settings {
+	c := &Config{}
+	return provider.Settings{Name: "coins", Env: c, Check: func() []error {
+		provider.TrimURL(&c.URL)
+		provider.TrimSpace(&c.APIKey, &c.Plan)
+		var bad error
+		if _, err := New(*c); err != nil {
+			bad = fmt.Errorf("CoinGecko settings (SOVA_COINGECKO_URL, SOVA_COINGECKO_PLAN): %w", err)
+		}
+		return provider.Errors(bad, provider.CheckPositive("SOVA_COINGECKO_TIMEOUT", c.Timeout))
 	}}
 }

@@ -16,3 +16,14 @@ func Provider(c *Client) provider.Spec {
 		return st
 	}}
 }
+
+// Settings are the package's settings for the configuration to read.
+func Settings() provider.Settings {
+	c := &Config{}
+	return provider.Settings{Name: "flights", Env: c, Check: func() []error {
+		provider.TrimURL(&c.URL)
+		provider.TrimSpace(&c.APIKey)
+		_, err := New(*c)
+		return provider.Errors(err, provider.CheckPositive("SOVA_AVIATIONSTACK_TIMEOUT", c.Timeout))
+	}}
+}

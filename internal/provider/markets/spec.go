@@ -1,6 +1,10 @@
 package markets
 
-import "github.com/sova-ai/sova/internal/provider"
+import (
+	"fmt"
+
+	"github.com/sova-ai/sova/internal/provider"
+)
 
 // The tools this package serves.
 const (
@@ -20,5 +24,18 @@ func Provider(c *Client) provider.Spec {
 			st.Provider, st.Reason = "", "not configured"
 		}
 		return st
+	}}
+}
+
+// Settings are the package's settings for the configuration to read.
+func Settings() provider.Settings {
+	c := &Config{}
+	return provider.Settings{Name: "markets", Env: c, Check: func() []error {
+		provider.TrimURL(&c.YahooFinanceURL, &c.FrankfurterURL)
+		var bad error
+		if _, err := New(*c); err != nil {
+			bad = fmt.Errorf("markets settings (SOVA_YAHOO_FINANCE_URL, SOVA_FRANKFURTER_URL): %w", err)
+		}
+		return provider.Errors(bad, provider.CheckPositive("SOVA_MARKETS_TIMEOUT", c.Timeout))
 	}}
 }

@@ -15,3 +15,14 @@ func Provider(c *Client) provider.Spec {
 		return st
 	}}
 }
+
+// Settings are the package's settings for the configuration to read.
+func Settings() provider.Settings {
+	c := &Config{}
+	return provider.Settings{Name: "movies", Env: c, Check: func() []error {
+		provider.TrimURL(&c.URL, &c.ImageURL)
+		provider.TrimSpace(&c.APIKey)
+		_, err := New(*c)
+		return provider.Errors(err, provider.CheckPositive("SOVA_TMDB_TIMEOUT", c.Timeout))
+	}}
+}

@@ -20,3 +20,13 @@ func Provider(c *Client) provider.Spec {
 		return st
 	}}
 }
+
+// Settings are the package's settings for the configuration to read.
+func Settings() provider.Settings {
+	c := &Config{}
+	return provider.Settings{Name: "reddit", Env: c, Check: func() []error {
+		provider.TrimURL(&c.RedditURL, &c.TavilyURL)
+		provider.TrimSpace(&c.TavilyAPIKey)
+		return provider.Errors(provider.CheckURL("SOVA_REDDIT_URL", c.RedditURL))
+	}}
+}

@@ -1,6 +1,10 @@
 package weather
 
-import "github.com/sova-ai/sova/internal/provider"
+import (
+	"fmt"
+
+	"github.com/sova-ai/sova/internal/provider"
+)
 
 // ToolName is the tool this package serves.
 const ToolName = "get_weather_data"
@@ -20,5 +24,19 @@ func Provider(c *Client) provider.Spec {
 			st.Note = "OPENWEATHER_API_KEY switches to OpenWeather"
 		}
 		return st
+	}}
+}
+
+// Settings are the package's settings for the configuration to read.
+func Settings() provider.Settings {
+	c := &Config{}
+	return provider.Settings{Name: "weather", Env: c, Check: func() []error {
+		provider.TrimURL(&c.OpenMeteoURL, &c.OpenMeteoGeocodingURL, &c.OpenWeatherURL)
+		provider.TrimSpace(&c.OpenWeatherAPIKey)
+		var bad error
+		if _, err := New(*c); err != nil {
+			bad = fmt.Errorf("weather settings (SOVA_OPEN_METEO_URL, SOVA_OPENWEATHER_URL…): %w", err)
+		}
+		return provider.Errors(bad, provider.CheckPositive("SOVA_WEATHER_TIMEOUT", c.Timeout))
 	}}
 }

@@ -1,6 +1,10 @@
 package xai
 
-import "github.com/sova-ai/sova/internal/provider"
+import (
+	"errors"
+
+	"github.com/sova-ai/sova/internal/provider"
+)
 
 // ToolName is the tool this package serves.
 const ToolName = "x_search"
@@ -13,5 +17,19 @@ func Provider(c *Client) provider.Spec {
 			st.Provider = "xai"
 		}
 		return st
+	}}
+}
+
+// Settings are the package's settings for the configuration to read.
+func Settings() provider.Settings {
+	c := &Config{}
+	return provider.Settings{Name: "xai", Env: c, Check: func() []error {
+		provider.TrimURL(&c.URL)
+		provider.TrimSpace(&c.APIKey, &c.Model)
+		var empty error
+		if c.Model == "" {
+			empty = errors.New("SOVA_XAI_MODEL must not be empty")
+		}
+		return provider.Errors(provider.CheckURL("SOVA_XAI_URL", c.URL), empty)
 	}}
 }

@@ -20,3 +20,14 @@ func Provider(c *Client) provider.Spec {
 		return st
 	}}
 }
+
+// Settings are the package's settings for the configuration to read
+// (SOVA_PROVIDER_TIMEOUT is checked with the academic search's).
+func Settings() provider.Settings {
+	c := &Config{}
+	return provider.Settings{Name: "youtube", Env: c, Check: func() []error {
+		provider.TrimURL(&c.YouTubeURL, &c.InvidiousURL)
+		provider.TrimSpace(&c.APIKey)
+		return provider.Errors(provider.CheckURL("SOVA_YOUTUBE_URL", c.YouTubeURL), provider.CheckURL("SOVA_INVIDIOUS_URL", c.InvidiousURL))
+	}}
+}
