@@ -57,8 +57,9 @@ type Providers struct {
 	// Documents searches the person's document spaces; nil: none.
 	Documents DocumentSearcher
 
-	// The search groups' providers (seed 000 §1.2; status.go says which
-	// tool each serves). A nil one withdraws its tool.
+	// The search groups' providers (seed 000 §1.2; each package's
+	// Provider says which tools it serves, and Specs lists them). A nil
+	// one withdraws its tools.
 
 	// Academic searches papers (academic_search).
 	Academic academic.Searcher
