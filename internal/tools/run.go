@@ -109,6 +109,26 @@ type Providers struct {
 	Extra []provider.Spec
 }
 
+// Specs describe the providers: Sova's own tools (status.go), then one
+// line for each provider package above (its Provider function says what
+// it serves and how), then Extra.
+func (p Providers) Specs() []provider.Spec {
+	specs := p.core()
+	specs = append(specs,
+		academic.Provider(p.Academic),
+		youtube.Provider(p.YouTube),
+		reddit.Provider(p.Reddit),
+		xai.Provider(p.X),
+		weather.Provider(p.Weather),
+		places.Provider(p.Places),
+		markets.Provider(p.Markets),
+		coins.Provider(p.Coins),
+		flights.Provider(p.Flights),
+		movies.Provider(p.Movies),
+	)
+	return append(specs, p.Extra...)
+}
+
 // Run is what one run's tools share: the providers, where their progress
 // goes, the search rounds so far and the pages read. A mode makes one for
 // each run; tools made from it for one agent loop keep their own counts

@@ -4,16 +4,6 @@ import (
 	"errors"
 
 	"github.com/sova-ai/sova/internal/provider"
-	"github.com/sova-ai/sova/internal/provider/academic"
-	"github.com/sova-ai/sova/internal/provider/coins"
-	"github.com/sova-ai/sova/internal/provider/flights"
-	"github.com/sova-ai/sova/internal/provider/markets"
-	"github.com/sova-ai/sova/internal/provider/movies"
-	"github.com/sova-ai/sova/internal/provider/places"
-	"github.com/sova-ai/sova/internal/provider/reddit"
-	"github.com/sova-ai/sova/internal/provider/weather"
-	"github.com/sova-ai/sova/internal/provider/xai"
-	"github.com/sova-ai/sova/internal/provider/youtube"
 	"github.com/sova-ai/sova/internal/sandbox"
 )
 
@@ -26,26 +16,6 @@ type Status = provider.Status
 // for a name no provider serves.
 func (p Providers) Status(name string) (s Status, ok bool) {
 	return provider.Lookup(p.Specs(), name)
-}
-
-// Specs describe the providers: Sova's own tools, then one line for each
-// provider package (its Provider function says what it serves and how),
-// then Extra.
-func (p Providers) Specs() []provider.Spec {
-	specs := p.core()
-	specs = append(specs,
-		academic.Provider(p.Academic),
-		youtube.Provider(p.YouTube),
-		reddit.Provider(p.Reddit),
-		xai.Provider(p.X),
-		weather.Provider(p.Weather),
-		places.Provider(p.Places),
-		markets.Provider(p.Markets),
-		coins.Provider(p.Coins),
-		flights.Provider(p.Flights),
-		movies.Provider(p.Movies),
-	)
-	return append(specs, p.Extra...)
 }
 
 // core describes the tools that Sova's own parts serve: the web search
