@@ -257,10 +257,14 @@ func FromEnv(vars map[string]string) (*Config, error) {
 		return nil, friendly(err, reflect.TypeFor[Config](), vars)
 	}
 	cfg.Providers = all.Settings()
+	var unread []error
 	for _, p := range cfg.Providers {
 		if err := env.ParseWithOptions(p.Env, env.Options{Environment: vars}); err != nil {
-			return nil, friendly(err, reflect.TypeOf(p.Env).Elem(), vars)
+			unread = append(unread, friendly(err, reflect.TypeOf(p.Env).Elem(), vars))
 		}
+	}
+	if len(unread) > 0 {
+		return nil, errors.Join(unread...)
 	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = defaultDataDir(vars)

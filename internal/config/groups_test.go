@@ -118,3 +118,14 @@ func TestDataProviderSettings(t *testing.T) {
 		}
 	}
 }
+
+// A provider setting that does not parse is named with its value, as the
+// configuration's own settings are.
+func TestProviderSettingUnparsable(t *testing.T) {
+	for k, v := range map[string]string{"SOVA_WEATHER_TIMEOUT": "soon", "SOVA_PROVIDER_TIMEOUT": "30", "SOVA_NOMINATIM_INTERVAL": "x"} {
+		_, err := FromEnv(map[string]string{k: v})
+		if err == nil || !strings.Contains(err.Error(), k+`="`+v+`"`) {
+			t.Errorf("%s=%s: %v", k, v, err)
+		}
+	}
+}
