@@ -9,6 +9,7 @@ import (
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/mode/group"
+	"github.com/sova-ai/sova/internal/provider"
 	"github.com/sova-ai/sova/internal/provider/academic"
 	"github.com/sova-ai/sova/internal/provider/coins"
 	"github.com/sova-ai/sova/internal/provider/flights"
@@ -34,32 +35,33 @@ import (
 // sb is the code sandbox (nil when it cannot run here; sbErr says why):
 // code_interpreter runs on it or is withdrawn.
 func GroupProviders(cfg *config.Config, fast llm.Model, chain *search.Chain, reader fetch.Reader, sb *sandbox.Sandbox, sbErr error) tools.Providers {
+	ac := settings[academic.Config](cfg)
 	p := tools.Providers{
 		Search: chain, Reader: reader, Model: fast, SandboxErr: sbErr,
-		Academic: academic.New(cfg.Academic),
-		YouTube:  youtube.New(cfg.YouTube),
-		Reddit:   reddit.New(cfg.Reddit),
-		X:        xai.New(cfg.XAI),
+		Academic: academic.New(ac),
+		YouTube:  youtube.New(settings[youtube.Config](cfg)),
+		Reddit:   reddit.New(settings[reddit.Config](cfg)),
+		X:        xai.New(settings[xai.Config](cfg)),
 	}
 	// The data providers' settings were checked with the configuration;
 	// a client that still cannot be made withdraws its tools.
-	if c, err := weather.New(cfg.Weather); err == nil {
+	if c, err := weather.New(settings[weather.Config](cfg)); err == nil {
 		p.Weather = c
 	}
-	if c, err := places.New(cfg.Places); err == nil {
+	if c, err := places.New(settings[places.Config](cfg)); err == nil {
 		p.Places = c
 	}
-	if c, err := markets.New(cfg.Markets); err == nil {
+	if c, err := markets.New(settings[markets.Config](cfg)); err == nil {
 		p.Markets = c
 	}
-	if c, err := coins.New(cfg.Coins); err == nil {
+	if c, err := coins.New(settings[coins.Config](cfg)); err == nil {
 		p.Coins = c
 	}
 	// Without their keys these are nil and their tools withdrawn.
-	if c, err := flights.New(cfg.Flights); err == nil && c != nil {
+	if c, err := flights.New(settings[flights.Config](cfg)); err == nil && c != nil {
 		p.Flights = c
 	}
-	if c, err := movies.New(cfg.Movies); err == nil && c != nil {
+	if c, err := movies.New(settings[movies.Config](cfg)); err == nil && c != nil {
 		p.Movies = c
 	}
 	if sb != nil {
@@ -68,11 +70,21 @@ func GroupProviders(cfg *config.Config, fast llm.Model, chain *search.Chain, rea
 		p.SandboxErr = ErrSandboxDisabled
 	}
 	if cfg.TavilyAPIKey != "" {
-		client := egress.ServiceClient(cfg.Academic.Timeout+5*time.Second, cfg.TavilyURL)
+		client := egress.ServiceClient(ac.Timeout+5*time.Second, cfg.TavilyURL)
 		p.Code = search.NewTavily(cfg.TavilyAPIKey, cfg.TavilyURL, client,
-			search.WithTimeout(cfg.Academic.Timeout), search.WithAdvancedDepth(), search.WithRawContent("markdown"))
+			search.WithTimeout(ac.Timeout), search.WithAdvancedDepth(), search.WithRawContent("markdown"))
 	}
 	return p
+}
+
+// settings are the provider settings of type T the configuration read;
+// a Config not made by config.FromEnv has none and gives the zero T.
+func settings[T any](cfg *config.Config) T {
+	if v, ok := provider.Get[T](cfg.Providers); ok {
+		return v
+	}
+	var v T
+	return v
 }
 
 // groupModes are the search groups (web, academic, youtube, reddit, code,

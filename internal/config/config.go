@@ -14,16 +14,8 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
-	"github.com/sova-ai/sova/internal/provider/academic"
-	"github.com/sova-ai/sova/internal/provider/coins"
-	"github.com/sova-ai/sova/internal/provider/flights"
-	"github.com/sova-ai/sova/internal/provider/markets"
-	"github.com/sova-ai/sova/internal/provider/movies"
-	"github.com/sova-ai/sova/internal/provider/places"
-	"github.com/sova-ai/sova/internal/provider/reddit"
-	"github.com/sova-ai/sova/internal/provider/weather"
-	"github.com/sova-ai/sova/internal/provider/xai"
-	"github.com/sova-ai/sova/internal/provider/youtube"
+	"github.com/sova-ai/sova/internal/provider"
+	"github.com/sova-ai/sova/internal/provider/all"
 )
 
 // Config is every setting Sova reads at start-up.
@@ -221,23 +213,15 @@ type Config struct {
 	SandboxConcurrency int           `env:"SOVA_SANDBOX_CONCURRENCY" envDefault:"2"`
 	SandboxUID         int           `env:"SOVA_SANDBOX_UID" envDefault:"65534"`
 	SandboxGID         int           `env:"SOVA_SANDBOX_GID" envDefault:"65534"`
-	// The providers of the search groups' tools, read through their
-	// packages' env tags (groups.go validates them).
-	Academic academic.Config
-	YouTube  youtube.Config
-	Reddit   reddit.Config
-	XAI      xai.Config
 	// Accounts, sign-in and limits (accounts.go).
 	Accounts
-	Weather weather.Config // get_weather_data (web)
-	Places  places.Config  // nearby_places_search (web)
-	Markets markets.Config // stock_chart, currency_converter (stocks)
-	Coins   coins.Config   // coin_data, coin_ohlc, coin_data_by_contract (crypto)
 	// Memories and connected sources (memory.go).
 	Memory     Memory
 	Connectors Connectors
-	Flights    flights.Config // track_flight (web), with AVIATIONSTACK_API_KEY
-	Movies     movies.Config  // movie_or_tv_search (web), with TMDB_API_KEY
+	// Providers are the settings of the provider packages that
+	// internal/provider/all lists, read through their packages' env tags
+	// and checked by the packages (provider.Get gives one back).
+	Providers []provider.Settings `env:"-"`
 }
 
 // RunsPerCore is how many runs a node executes at once per CPU core when
@@ -270,7 +254,17 @@ func FromEnv(vars map[string]string) (*Config, error) {
 	vars = withAliases(vars)
 	cfg, err := env.ParseAsWithOptions[Config](env.Options{Environment: vars})
 	if err != nil {
-		return nil, friendly(err, vars)
+		return nil, friendly(err, reflect.TypeFor[Config](), vars)
+	}
+	cfg.Providers = all.Settings()
+	var unread []error
+	for _, p := range cfg.Providers {
+		if err := env.ParseWithOptions(p.Env, env.Options{Environment: vars}); err != nil {
+			unread = append(unread, friendly(err, reflect.TypeOf(p.Env).Elem(), vars))
+		}
+	}
+	if len(unread) > 0 {
+		return nil, errors.Join(unread...)
 	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = defaultDataDir(vars)
@@ -294,7 +288,6 @@ func FromEnv(vars map[string]string) (*Config, error) {
 	cfg.FetchAllowHosts = trimAll(cfg.FetchAllowHosts)
 	cfg.normalizeRetrieval()
 	cfg.normalizeAccess()
-	cfg.normalizeGroups()
 	cfg.Accounts.normalize()
 	cfg.normalizeMemory()
 	cfg.Accounts.oidcRedirect(cfg.PublicURL)
@@ -364,7 +357,11 @@ func (c *Config) validate() error {
 	errs = append(errs, c.Extreme.validate()...)
 	errs = append(errs, c.validateAccess()...)
 	errs = append(errs, c.validateParse()...)
-	errs = append(errs, c.validateGroups()...)
+	for _, p := range c.Providers {
+		if p.Check != nil {
+			errs = append(errs, p.Check()...)
+		}
+	}
 	errs = append(errs, c.Accounts.validate()...)
 	if c.ReadGrace < 0 {
 		errs = append(errs, fmt.Errorf("SOVA_READ_GRACE must not be negative (0 waits for every page), got %s", c.ReadGrace))
@@ -415,12 +412,11 @@ func envMap(environ []string) map[string]string {
 
 // friendly rewrites the parser's errors to name the variable and the value
 // a person has to fix, instead of the Go field.
-func friendly(err error, vars map[string]string) error {
+func friendly(err error, t reflect.Type, vars map[string]string) error {
 	var agg env.AggregateError
 	if !errors.As(err, &agg) {
 		return fmt.Errorf("reading configuration: %w", err)
 	}
-	t := reflect.TypeFor[Config]()
 	var out []error
 	for _, e := range agg.Errors {
 		var pe env.ParseError

@@ -4,14 +4,34 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sova-ai/sova/internal/provider"
+	"github.com/sova-ai/sova/internal/provider/academic"
+	"github.com/sova-ai/sova/internal/provider/coins"
+	"github.com/sova-ai/sova/internal/provider/markets"
+	"github.com/sova-ai/sova/internal/provider/places"
+	"github.com/sova-ai/sova/internal/provider/reddit"
+	"github.com/sova-ai/sova/internal/provider/weather"
+	"github.com/sova-ai/sova/internal/provider/xai"
+	"github.com/sova-ai/sova/internal/provider/youtube"
 )
+
+// get is the provider settings of type T the configuration read.
+func get[T any](t *testing.T, cfg *Config) T {
+	t.Helper()
+	v, ok := provider.Get[T](cfg.Providers)
+	if !ok {
+		t.Fatalf("no %T among the provider settings", v)
+	}
+	return v
+}
 
 func TestGroupProviderDefaults(t *testing.T) {
 	cfg, err := FromEnv(map[string]string{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, y, r, x := cfg.Academic, cfg.YouTube, cfg.Reddit, cfg.XAI
+	a, y, r, x := get[academic.Config](t, cfg), get[youtube.Config](t, cfg), get[reddit.Config](t, cfg), get[xai.Config](t, cfg)
 	if a.OpenAlexURL != "https://api.openalex.org" || a.ArxivURL != "https://export.arxiv.org" || a.ArxivInterval != 3*time.Second ||
 		a.Timeout != 30*time.Second || a.ExaURL != "https://api.exa.ai" || a.ExaAPIKey != "" {
 		t.Errorf("academic: %+v", a)
@@ -38,7 +58,7 @@ func TestGroupProviderSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, y, r, x := cfg.Academic, cfg.YouTube, cfg.Reddit, cfg.XAI
+	a, y, r, x := get[academic.Config](t, cfg), get[youtube.Config](t, cfg), get[reddit.Config](t, cfg), get[xai.Config](t, cfg)
 	if a.OpenAlexURL != "http://mirror.local/openalex" || a.ArxivInterval >= 0 || a.OpenAlexAPIKey != "oa" || a.ExaAPIKey != "exa" || a.Timeout != 7*time.Second {
 		t.Errorf("academic: %+v", a)
 	}
@@ -76,9 +96,9 @@ func TestDataProviderSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Weather.OpenMeteoURL != "https://api.open-meteo.com" || cfg.Places.NominatimURL != "https://nominatim.openstreetmap.org" ||
-		cfg.Markets.YahooFinanceURL != "https://query1.finance.yahoo.com" || cfg.Coins.Timeout != 15*time.Second || cfg.Coins.APIKey != "" {
-		t.Errorf("defaults: %+v %+v %+v %+v", cfg.Weather, cfg.Places, cfg.Markets, cfg.Coins)
+	if get[weather.Config](t, cfg).OpenMeteoURL != "https://api.open-meteo.com" || get[places.Config](t, cfg).NominatimURL != "https://nominatim.openstreetmap.org" ||
+		get[markets.Config](t, cfg).YahooFinanceURL != "https://query1.finance.yahoo.com" || get[coins.Config](t, cfg).Timeout != 15*time.Second || get[coins.Config](t, cfg).APIKey != "" {
+		t.Errorf("defaults: %+v %+v %+v %+v", get[weather.Config](t, cfg), get[places.Config](t, cfg), get[markets.Config](t, cfg), get[coins.Config](t, cfg))
 	}
 	cfg, err = FromEnv(map[string]string{
 		"OPENWEATHER_API_KEY": " ow ", "SOVA_OPEN_METEO_URL": "http://meteo.local/", "GOOGLE_MAPS_API_KEY": "gm",
@@ -88,12 +108,23 @@ func TestDataProviderSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Weather.OpenWeatherAPIKey != "ow" || cfg.Weather.OpenMeteoURL != "http://meteo.local" || cfg.Places.GoogleMapsAPIKey != "gm" ||
-		cfg.Markets.FrankfurterURL != "http://fx.local/v1" || cfg.Markets.Timeout != 3*time.Second || cfg.Coins.APIKey != "cg" || cfg.Coins.Plan != "pro" {
-		t.Errorf("settings: %+v %+v %+v %+v", cfg.Weather, cfg.Places, cfg.Markets, cfg.Coins)
+	if get[weather.Config](t, cfg).OpenWeatherAPIKey != "ow" || get[weather.Config](t, cfg).OpenMeteoURL != "http://meteo.local" || get[places.Config](t, cfg).GoogleMapsAPIKey != "gm" ||
+		get[markets.Config](t, cfg).FrankfurterURL != "http://fx.local/v1" || get[markets.Config](t, cfg).Timeout != 3*time.Second || get[coins.Config](t, cfg).APIKey != "cg" || get[coins.Config](t, cfg).Plan != "pro" {
+		t.Errorf("settings: %+v %+v %+v %+v", get[weather.Config](t, cfg), get[places.Config](t, cfg), get[markets.Config](t, cfg), get[coins.Config](t, cfg))
 	}
 	for k, v := range map[string]string{"SOVA_YAHOO_FINANCE_URL": "ftp://x", "SOVA_COINGECKO_PLAN": "gold", "SOVA_WEATHER_TIMEOUT": "0s"} {
 		if _, err := FromEnv(map[string]string{k: v}); err == nil || !strings.Contains(err.Error(), k) && !strings.Contains(err.Error(), strings.ToLower(v)) {
+			t.Errorf("%s=%s: %v", k, v, err)
+		}
+	}
+}
+
+// A provider setting that does not parse is named with its value, as the
+// configuration's own settings are.
+func TestProviderSettingUnparsable(t *testing.T) {
+	for k, v := range map[string]string{"SOVA_WEATHER_TIMEOUT": "soon", "SOVA_PROVIDER_TIMEOUT": "30", "SOVA_NOMINATIM_INTERVAL": "x"} {
+		_, err := FromEnv(map[string]string{k: v})
+		if err == nil || !strings.Contains(err.Error(), k+`="`+v+`"`) {
 			t.Errorf("%s=%s: %v", k, v, err)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // AcademicSearchName is the academic group's paper search (seed 000 §3.2).
-const AcademicSearchName = "academic_search"
+const AcademicSearchName = academic.ToolName
 
 // AcademicOptions tune an academic_search tool.
 type AcademicOptions struct {

@@ -17,9 +17,9 @@ import (
 
 // The crypto group's tools (seed 000 §4.4).
 const (
-	CoinDataName           = "coin_data"
-	CoinOHLCName           = "coin_ohlc"
-	CoinDataByContractName = "coin_data_by_contract"
+	CoinDataName           = coins.DataToolName
+	CoinOHLCName           = coins.OHLCToolName
+	CoinDataByContractName = coins.DataByContractToolName
 )
 
 // CoinDataArgs are coin_data's arguments.

@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/sova-ai/sova/internal/agent"
+	"github.com/sova-ai/sova/internal/provider/markets"
 )
 
 // CurrencyConverterName is the stocks group's exchange-rate tool (seed
 // 000 §1.2).
-const CurrencyConverterName = "currency_converter"
+const CurrencyConverterName = markets.CurrencyToolName
 
 // CurrencyArgs are currency_converter's arguments.
 type CurrencyArgs struct {

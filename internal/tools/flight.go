@@ -11,7 +11,7 @@ import (
 )
 
 // TrackFlightName is the web group's flight status tool (seed 000 §1.2).
-const TrackFlightName = "track_flight"
+const TrackFlightName = flights.ToolName
 
 // TrackFlightArgs are track_flight's arguments.
 type TrackFlightArgs struct {

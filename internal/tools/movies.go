@@ -14,7 +14,7 @@ import (
 
 // MovieOrTVSearchName is the web group's film and series tool (seed 000
 // §1.2).
-const MovieOrTVSearchName = "movie_or_tv_search"
+const MovieOrTVSearchName = movies.ToolName
 
 // MovieArgs are movie_or_tv_search's arguments.
 type MovieArgs struct {

@@ -11,7 +11,7 @@ import (
 )
 
 // NearbyPlacesSearchName is the web group's places tool (seed 000 §1.2).
-const NearbyPlacesSearchName = "nearby_places_search"
+const NearbyPlacesSearchName = places.ToolName
 
 // PlacesArgs are nearby_places_search's arguments.
 type PlacesArgs struct {

@@ -14,7 +14,7 @@ import (
 )
 
 // RedditSearchName is the reddit group's search (seed 000 §3.3).
-const RedditSearchName = "reddit_search"
+const RedditSearchName = reddit.ToolName
 
 // RedditOptions tune a reddit_search tool.
 type RedditOptions struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/llm"
+	"github.com/sova-ai/sova/internal/provider"
 	"github.com/sova-ai/sova/internal/provider/academic"
 	"github.com/sova-ai/sova/internal/provider/coins"
 	"github.com/sova-ai/sova/internal/provider/flights"
@@ -56,8 +57,9 @@ type Providers struct {
 	// Documents searches the person's document spaces; nil: none.
 	Documents DocumentSearcher
 
-	// The search groups' providers (seed 000 §1.2; status.go says which
-	// tool each serves). A nil one withdraws its tool.
+	// The search groups' providers (seed 000 §1.2; each package's
+	// Provider says which tools it serves, and Specs lists them). A nil
+	// one withdraws its tools.
 
 	// Academic searches papers (academic_search).
 	Academic academic.Searcher
@@ -101,6 +103,30 @@ type Providers struct {
 	// Movies finds films and series (movie_or_tv_search); nil without
 	// TMDB_API_KEY.
 	Movies *movies.Client
+
+	// Extra are providers whose tools are built outside this package;
+	// Status reports their tools as well.
+	Extra []provider.Spec
+}
+
+// Specs describe the providers: Sova's own tools (status.go), then one
+// line for each provider package above (its Provider function says what
+// it serves and how), then Extra.
+func (p Providers) Specs() []provider.Spec {
+	specs := p.core()
+	specs = append(specs,
+		academic.Provider(p.Academic),
+		youtube.Provider(p.YouTube),
+		reddit.Provider(p.Reddit),
+		xai.Provider(p.X),
+		weather.Provider(p.Weather),
+		places.Provider(p.Places),
+		markets.Provider(p.Markets),
+		coins.Provider(p.Coins),
+		flights.Provider(p.Flights),
+		movies.Provider(p.Movies),
+	)
+	return append(specs, p.Extra...)
 }
 
 // Run is what one run's tools share: the providers, where their progress

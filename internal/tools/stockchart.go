@@ -16,7 +16,7 @@ import (
 )
 
 // StockChartName is the stocks group's chart tool (seed 000 §1.2).
-const StockChartName = "stock_chart"
+const StockChartName = markets.ChartToolName
 
 // StockChartArgs are stock_chart's arguments.
 type StockChartArgs struct {

@@ -13,7 +13,7 @@ import (
 )
 
 // GetWeatherDataName is the web group's weather tool (seed 000 §1.2).
-const GetWeatherDataName = "get_weather_data"
+const GetWeatherDataName = weather.ToolName
 
 // WeatherArgs are get_weather_data's arguments: a place in words, or its
 // coordinates.

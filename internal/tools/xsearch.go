@@ -12,7 +12,7 @@ import (
 )
 
 // XSearchName is the x group's search of posts on X (seed 000 §3.4).
-const XSearchName = "x_search"
+const XSearchName = xai.ToolName
 
 // XSearchOptions tune an x_search tool.
 type XSearchOptions struct {

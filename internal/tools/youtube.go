@@ -14,7 +14,7 @@ import (
 )
 
 // YouTubeSearchName is the youtube group's video search (seed 000 §4.1).
-const YouTubeSearchName = "youtube_search"
+const YouTubeSearchName = youtube.ToolName
 
 // YouTubeOptions tune a youtube_search tool.
 type YouTubeOptions struct {

@@ -98,11 +98,7 @@ func (m *Mode) status(name string) (mode.ToolStatus, bool) {
 	if _, ok := builders[name]; !ok {
 		return mode.ToolStatus{}, false
 	}
-	s, ok := m.cfg.Providers.Status(name)
-	if !ok {
-		return mode.ToolStatus{}, false
-	}
-	return mode.ToolStatus{Name: s.Name, Available: s.Available, Provider: s.Provider, Reason: s.Reason, Note: s.Note, Settings: s.Settings}, true
+	return m.cfg.Providers.Status(name)
 }
 
 // build is what a run's tools are made from.

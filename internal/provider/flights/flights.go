@@ -20,7 +20,7 @@ import (
 const (
 	DefaultURL     = "https://api.aviationstack.com"
 	DefaultTimeout = 15 * time.Second
-	provider       = "AviationStack"
+	serviceName    = "AviationStack"
 )
 
 // Config addresses AviationStack. Its env tags are the settings
@@ -68,7 +68,7 @@ func New(cfg Config) (*Client, error) {
 		timeout = DefaultTimeout
 	}
 	return &Client{base: base, key: key, api: apiclient.New(apiclient.Options{Bases: []string{base},
-		Provider: provider, Timeout: timeout, RetryBackoff: cfg.RetryBackoff, Secrets: []string{key},
+		Provider: serviceName, Timeout: timeout, RetryBackoff: cfg.RetryBackoff, Secrets: []string{key},
 		Describe: describe,
 		Hint: func(status int) string {
 			if status == 401 || status == 403 {
@@ -152,7 +152,7 @@ func Normalize(number string) (code string, icao bool, err error) {
 	case iataRE.MatchString(s):
 		return s, false, nil
 	}
-	return "", false, apiclient.Invalid(provider, "%q is not a flight number such as BA283 or BAW283", number)
+	return "", false, apiclient.Invalid(serviceName, "%q is not a flight number such as BA283 or BAW283", number)
 }
 
 // Track returns the flights with that number: today's and the days around
@@ -184,7 +184,7 @@ func (c *Client) Track(ctx context.Context, number string) ([]Flight, error) {
 		out = append(out, f.flight())
 	}
 	if len(out) == 0 {
-		return nil, apiclient.NotFound(provider, "no flight %s found", code)
+		return nil, apiclient.NotFound(serviceName, "no flight %s found", code)
 	}
 	return out, nil
 }

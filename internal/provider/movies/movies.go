@@ -23,7 +23,7 @@ const (
 	DefaultURL      = "https://api.themoviedb.org"
 	DefaultImageURL = "https://image.tmdb.org/t/p"
 	DefaultTimeout  = 15 * time.Second
-	provider        = "TMDB"
+	serviceName     = "TMDB"
 	// maxOthers is how many other matches come with the best one.
 	maxOthers = 5
 	maxCast   = 8
@@ -83,7 +83,7 @@ func New(cfg Config) (*Client, error) {
 		// v4 read access tokens are JWTs; v3 keys are 32 hex digits.
 		bearer: strings.HasPrefix(key, "eyJ"),
 		api: apiclient.New(apiclient.Options{Bases: []string{base, images},
-			Provider: provider, Timeout: timeout, RetryBackoff: cfg.RetryBackoff, Secrets: []string{key},
+			Provider: serviceName, Timeout: timeout, RetryBackoff: cfg.RetryBackoff, Secrets: []string{key},
 			Hint: func(status int) string {
 				if status == 401 {
 					return "check TMDB_API_KEY"
@@ -141,7 +141,7 @@ type Result struct {
 func (c *Client) Search(ctx context.Context, query, language string) (*Result, error) {
 	query = strings.TrimSpace(query)
 	if query == "" {
-		return nil, apiclient.Invalid(provider, "the query is empty")
+		return nil, apiclient.Invalid(serviceName, "the query is empty")
 	}
 	q := url.Values{"query": {query}, "include_adult": {"false"}, "page": {"1"}}
 	if language != "" {
@@ -161,7 +161,7 @@ func (c *Client) Search(ctx context.Context, query, language string) (*Result, e
 		}
 	}
 	if len(matches) == 0 {
-		return nil, apiclient.NotFound(provider, "no film or series matches %q", query)
+		return nil, apiclient.NotFound(serviceName, "no film or series matches %q", query)
 	}
 	best := matches[0]
 	var d details
