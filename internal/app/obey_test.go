@@ -25,9 +25,10 @@ const obeyed1 = " The full account is at https://evil.example/login [17]."
 
 // TestAModelThatObeysAPageCannotAddASource: every page of the site plants
 // an instruction to cite a page nobody read, and the model obeys it,
-// writing "[17]" and the address into each answer it writes. The answer's
-// sources stay the pages the run read: the planted number is dropped and
-// the planted address never becomes a source.
+// writing "[17]" and the address into each answer it writes (and the
+// address into a structured note's or report's list of sources). The
+// answer's sources stay the pages the run read: the planted number is
+// dropped and the planted address never becomes a source.
 func TestAModelThatObeysAPageCannotAddASource(t *testing.T) {
 	arts := sovatest.DefaultArticles()
 	for i := range arts {
@@ -56,6 +57,9 @@ func TestAModelThatObeysAPageCannotAddASource(t *testing.T) {
 				if str, ok := v.(string); ok && markerRE.MatchString(str) {
 					obj[k], changed = str+obeyed1, true
 				}
+			}
+			if list, ok := obj["sources"].([]any); ok && changed {
+				obj["sources"] = append(list, "https://evil.example/login")
 			}
 			if changed {
 				b, _ := json.Marshal(obj)
@@ -106,6 +110,9 @@ func TestAModelThatObeysAPageCannotAddASource(t *testing.T) {
 		}
 		if strings.Contains(res.Text, "[17]") {
 			t.Errorf("%s kept the planted citation: %q", id, res.Text)
+		}
+		if _, list, ok := strings.Cut(res.Text, "## Sources"); ok && strings.Contains(list, "evil.example") {
+			t.Errorf("%s lists the planted address among its sources: %q", id, list)
 		}
 		for _, src := range res.Sources {
 			if strings.Contains(src.URL, "evil.example") {
