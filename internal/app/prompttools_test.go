@@ -21,8 +21,8 @@ import (
 // model served without native tool calling, as Ollama serves many: a
 // request with a tools field is refused with a 400, and the model writes
 // its calls as text, in turn as Hermes/Qwen <tool_call> tags after prose,
-// a ```json fenced object, Mistral's [TOOL_CALLS], Llama's <function=…>
-// and a bare JSON object. With SOVA_LLM_TOOL_CALLING=prompt no request
+// a ```json fenced object, Mistral's [TOOL_CALLS], Llama's <function=…>,
+// a bare JSON object and a fenced object after a sentence. With SOVA_LLM_TOOL_CALLING=prompt no request
 // carries tools; with auto, the first refusal switches the model over.
 // Every run must end with an answer citing pages that were read, with no
 // call text in it.
@@ -103,7 +103,7 @@ func TestToolModesOnAnEndpointWithoutNativeTools(t *testing.T) {
 			case setting == "auto" && (withTools == 0 || withTools > 4):
 				t.Errorf("%d requests carried a tools field: the first refusal should switch each model to the prompt", withTools)
 			}
-			for _, f := range []string{sovatest.TextCallHermes, sovatest.TextCallFenced, sovatest.TextCallMistral, sovatest.TextCallLlama, sovatest.TextCallBare} {
+			for _, f := range []string{sovatest.TextCallHermes, sovatest.TextCallFenced, sovatest.TextCallMistral, sovatest.TextCallLlama, sovatest.TextCallBare, sovatest.TextCallProse} {
 				if mis["text:"+f] == 0 {
 					t.Errorf("no call was written in the %s format: %v", f, mis)
 				}

@@ -15,12 +15,13 @@ import (
 const (
 	TextCallHermes  = "hermes"  // prose, then <tool_call>{…}</tool_call> per call (Hermes, Qwen)
 	TextCallFenced  = "fenced"  // a ```json block holding {"name", "arguments"} (or a list of them)
+	TextCallProse   = "prose"   // a sentence, then the fenced block
 	TextCallMistral = "mistral" // [TOOL_CALLS][{…}, …]
 	TextCallLlama   = "llama"   // <function=name>{…}</function> per call
 	TextCallBare    = "bare"    // nothing but the JSON object(s)
 )
 
-var textCallFormats = []string{TextCallHermes, TextCallFenced, TextCallMistral, TextCallLlama, TextCallBare}
+var textCallFormats = []string{TextCallHermes, TextCallFenced, TextCallMistral, TextCallLlama, TextCallBare, TextCallProse}
 
 var (
 	toolHeadRE   = regexp.MustCompile(`(?m)^- ([A-Za-z0-9_.\-]+): `)
@@ -154,6 +155,8 @@ func callsAsText(format string, calls []llm.ToolCall) string {
 		}
 	case TextCallFenced:
 		fmt.Fprintf(&b, "```json\n%s\n```", list)
+	case TextCallProse:
+		fmt.Fprintf(&b, "Searching now:\n```json\n%s\n```\n", list)
 	case TextCallMistral:
 		fmt.Fprintf(&b, "[TOOL_CALLS][%s]", strings.Join(objs, ", "))
 	case TextCallLlama:
