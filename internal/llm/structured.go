@@ -226,8 +226,16 @@ func validateStructured[T any](text string, sch *schemaInfo) (T, error) {
 	if _, ok := v.(map[string]any); !ok {
 		return out, errors.New("the reply is JSON but not an object")
 	}
+	mapped := false
+	v = looseEnums(sch.schema, v, &mapped)
 	if err := sch.resolved.Validate(v); err != nil {
 		return out, fmt.Errorf("the JSON does not match the schema: %w", err)
+	}
+	if mapped {
+		// Re-encoded only then: numbers read as float64 could lose digits.
+		if b, err := json.Marshal(v); err == nil {
+			text = string(b)
+		}
 	}
 	if err := json.Unmarshal([]byte(text), &out); err != nil {
 		return out, fmt.Errorf("the JSON does not fit the expected fields: %w", err)
@@ -307,6 +315,7 @@ type schemaInfo struct {
 	raw      json.RawMessage // strict-mode schema, properties in field order
 	strict   map[string]any
 	text     string // the plain schema, for prompts
+	schema   *jsonschema.Schema
 	resolved *jsonschema.Resolved
 }
 
@@ -326,6 +335,7 @@ func schemaFor[T any](k *core, name string) (*schemaInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: schema for %s: %w", t, err)
 	}
+	applyEnums(t, s)
 	info, err = newSchemaInfo(s, cmp.Or(name, t.Name()))
 	if err != nil {
 		return nil, fmt.Errorf("llm: schema for %s: %w", t, err)
@@ -363,6 +373,7 @@ func newSchemaInfo(s *jsonschema.Schema, name string) (*schemaInfo, error) {
 		raw:      raw,
 		strict:   m,
 		text:     string(plain),
+		schema:   s.CloneSchemas(),
 		resolved: resolved,
 	}, nil
 }

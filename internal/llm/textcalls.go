@@ -121,6 +121,20 @@ func textToolCalls(content string, tools []Tool) ([]ToolCall, string) {
 			return calls, strings.TrimSpace(rest)
 		}
 	}
+	// Prose, then the call(s) in a code fence that ends the reply.
+	if open, block, ok := lastFence(content); ok && open > 0 {
+		if b := strings.TrimSpace(block); strings.HasPrefix(b, "{") || strings.HasPrefix(b, "[") {
+			objs := objectsIn(b)
+			all := len(objs) > 0
+			for _, obj := range objs {
+				all = all && add(obj)
+			}
+			if all {
+				return calls, strings.TrimSpace(content[:open])
+			}
+			calls = nil
+		}
+	}
 	// A reply that is nothing but the call(s) as JSON.
 	body := strings.TrimSpace(content)
 	if f, ok := strings.CutPrefix(body, "```"); ok {
@@ -141,6 +155,27 @@ func textToolCalls(content string, tools []Tool) ([]ToolCall, string) {
 		}
 	}
 	return nil, content
+}
+
+// lastFence finds the code fence that ends content (perhaps cut off
+// before its closing ```): where it opens and what it holds, without its
+// info string.
+func lastFence(content string) (open int, block string, ok bool) {
+	t := strings.TrimRight(content, " \t\r\n")
+	body, closed := strings.CutSuffix(t, "```")
+	open = strings.LastIndex(body, "```")
+	if open < 0 {
+		return 0, "", false
+	}
+	if !closed && strings.Count(body[:open], "```")%2 == 1 {
+		return 0, "", false // the last ``` closes an earlier block
+	}
+	rest := body[open+3:]
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 || strings.ContainsAny(rest[:nl], "{[") {
+		return 0, "", false
+	}
+	return open, rest[nl+1:], true
 }
 
 // objectsIn reads the JSON objects of text: one object, an array of
@@ -211,6 +246,12 @@ type textCallHold struct {
 	all     strings.Builder
 	passed  int
 	holding bool
+	// A code fence after prose may hold calls: it waits (inFence, from
+	// fenceAt) until its first line shows whether it opens with JSON;
+	// fences before skipFrom were answers.
+	inFence  bool
+	fenceAt  int
+	skipFrom int
 }
 
 func (h *textCallHold) write(d string) {
@@ -233,6 +274,15 @@ func (h *textCallHold) write(d string) {
 			return // too little to tell yet
 		}
 	}
+	if h.inFence {
+		switch fenceOpensJSON(s[h.fenceAt:]) {
+		case 0:
+			return // its first line is not there yet
+		case 1:
+			return // perhaps calls: held until the reply ends
+		}
+		h.inFence, h.skipFrom = false, h.fenceAt+3
+	}
 	cut := len(s)
 	for _, m := range []string{tagCallOpen, mistralMarker, "<function="} {
 		if i := strings.Index(s[h.passed:], m); i >= 0 {
@@ -240,13 +290,17 @@ func (h *textCallHold) write(d string) {
 			h.holding = true
 		}
 	}
-	if !h.holding {
+	from := max(h.passed, h.skipFrom)
+	if i := strings.Index(s[from:], "```"); i >= 0 && from+i < cut {
+		cut, h.holding, h.inFence, h.fenceAt = from+i, false, true, from+i
+	}
+	if !h.holding && !h.inFence {
 		// A marker may be cut in two by the deltas: keep back a tail that
 		// starts one.
 		for i := max(h.passed, len(s)-len(tagCallOpen)); i < len(s); i++ {
-			if s[i] == '<' || s[i] == '[' {
+			if s[i] == '<' || s[i] == '[' || s[i] == '`' && i >= h.skipFrom {
 				tail := s[i:]
-				if strings.HasPrefix(tagCallOpen, tail) || strings.HasPrefix(mistralMarker, tail) || strings.HasPrefix("<function=", tail) {
+				if strings.HasPrefix(tagCallOpen, tail) || strings.HasPrefix(mistralMarker, tail) || strings.HasPrefix("<function=", tail) || strings.HasPrefix("```", tail) {
 					cut = i
 					break
 				}
@@ -260,6 +314,27 @@ func (h *textCallHold) write(d string) {
 		h.on(s[h.passed:cut])
 		h.passed = cut
 	}
+}
+
+// fenceOpensJSON tells of a text that starts with a code fence whether
+// its content opens with JSON: 0 not known yet, 1 yes, 2 no.
+func fenceOpensJSON(t string) int {
+	rest := t[3:]
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 {
+		if strings.ContainsAny(rest, "{[") || len(rest) > 16 {
+			return 2 // a call's fence has a short info string alone on its line
+		}
+		return 0
+	}
+	body := strings.TrimLeft(rest[nl+1:], " \t\r\n")
+	switch {
+	case body == "":
+		return 0
+	case body[0] == '{' || body[0] == '[':
+		return 1
+	}
+	return 2
 }
 
 // release passes on what was held.

@@ -28,6 +28,11 @@ func TestToolCallsWrittenAsText(t *testing.T) {
 		{name: "llama function tag", content: `<function=web_search>{"query": "tides"}</function>`, calls: 1, wantArgs: `{"query":"tides"}`},
 		{name: "bare object", content: `{"name": "web_search", "parameters": {"query": "tides"}}`, calls: 1, wantArgs: `{"query":"tides"}`},
 		{name: "fenced object, arguments as a string", content: "```json\n{\"name\": \"web_search\", \"arguments\": \"{\\\"query\\\": \\\"tides\\\"}\"}\n```", calls: 1, wantArgs: `{"query": "tides"}`},
+		{name: "prose, then a fenced call", content: "Let me check.\n```json\n{\"name\": \"web_search\", \"arguments\": {\"query\": \"tides\"}}\n```\n", calls: 1, wantArgs: `{"query":"tides"}`, wantRest: "Let me check."},
+		{name: "prose, then a fenced call cut off", content: "Let me check.\n```\n{\"name\": \"web_search\", \"arguments\": {\"query\": \"tides\"", calls: 1, wantArgs: `{"query":"tides"}`, wantRest: "Let me check."},
+		{name: "code in an answer", content: "Print it:\n```go\nfmt.Println(\"tides\")\n```\nThat is all [1].", wantRest: "Print it:\n```go\nfmt.Println(\"tides\")\n```\nThat is all [1]."},
+		{name: "JSON example in an answer", content: "The config is:\n```json\n{\"name\": \"tides\", \"level\": 2}\n```", wantRest: "The config is:\n```json\n{\"name\": \"tides\", \"level\": 2}\n```"},
+		{name: "two code blocks, then a call", content: "First:\n```sh\nls\n```\nThen:\n```json\n[{\"name\": \"web_search\", \"arguments\": {\"query\": \"tides\"}}]\n```", calls: 1, wantArgs: `{"query":"tides"}`, wantRest: "First:\n```sh\nls\n```\nThen:"},
 		{name: "unknown tool is an answer", content: `{"name": "rm_rf", "arguments": {}}`, wantRest: `{"name": "rm_rf", "arguments": {}}`},
 		{name: "JSON answer", content: `{"capital": "Canberra"}`, wantRest: `{"capital": "Canberra"}`},
 		{name: "prose", content: "The tide rises twice a day [1].", wantRest: "The tide rises twice a day [1]."},
@@ -151,5 +156,36 @@ func TestStreamedAnswerOpeningWithACitationIsNotHeld(t *testing.T) {
 	}
 	if len(deltas) < 2 {
 		t.Errorf("the answer came in %d piece(s): it was held back", len(deltas))
+	}
+}
+
+// TestStreamedCodeIsNotHeld: a code fence in an answer waits only until
+// its first line shows it is not a call, then streams as it comes.
+func TestStreamedCodeIsNotHeld(t *testing.T) {
+	srv := llmtest.New(t)
+	code := strings.Repeat("fmt.Println(\"the tide rises\")\n", 20)
+	srv.Enqueue(llmtest.Text("Print it:\n```go\n" + code + "```\nThat is all [1]."))
+	c := newClient(t, srv)
+	var deltas []string
+	resp, err := c.Stream(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}, Tools: searchTools},
+		func(d string) { deltas = append(deltas, d) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.ToolCalls) != 0 || strings.Join(deltas, "") != resp.Content {
+		t.Fatalf("calls %+v, streamed %q", resp.ToolCalls, deltas)
+	}
+	// Deltas that end inside the code: one alone would mean it was held.
+	start := strings.Index(resp.Content, "fmt")
+	end := start + len(code)
+	withCode, at := 0, 0
+	for _, d := range deltas {
+		at += len(d)
+		if at > start && at < end {
+			withCode++
+		}
+	}
+	if withCode < 3 {
+		t.Errorf("the code came in %d piece(s) of %d: it was held back", withCode, len(deltas))
 	}
 }

@@ -285,9 +285,15 @@ type Model struct {
 	// the way real models' are (misbehave.go): calls as text, broken
 	// arguments, json_schema refused, JSON among prose. Misbehaved counts
 	// them by kind.
-	Misbehave  int
-	misMu      sync.Mutex
-	misbehaved map[string]int
+	Misbehave int
+	// NoNativeTools makes it a model served without native tool calling
+	// (prompttools.go): a request with a tools field is refused with a
+	// 400, tools are read from the system prompt and calls written as
+	// text, in each of the real formats in turn; Misbehaved counts them
+	// as "text:<format>".
+	NoNativeTools bool
+	misMu         sync.Mutex
+	misbehaved    map[string]int
 }
 
 // Misbehaved returns how many replies misbehaved, by kind.
@@ -315,18 +321,30 @@ func NewModel(t testing.TB) *Model {
 
 // Respond answers one request by recognising which of Sova's steps sent it.
 func (m *Model) Respond(r *llmtest.Request) llmtest.Reply {
-	reply := m.respond(r)
-	if bad, kind := m.misbehave(r, reply); kind != "" {
-		m.misMu.Lock()
-		if m.misbehaved == nil {
-			m.misbehaved = map[string]int{}
+	var reply llmtest.Reply
+	if m.NoNativeTools {
+		var format string
+		if reply, format = m.withoutNativeTools(r); format != "" {
+			m.count("text:" + format)
 		}
-		m.misbehaved[kind]++
-		m.misMu.Unlock()
+	} else {
+		reply = m.respond(r)
+	}
+	if bad, kind := m.misbehave(r, reply); kind != "" {
+		m.count(kind)
 		reply = bad
 	}
 	reply.Delay = m.Latency
 	return reply
+}
+
+func (m *Model) count(kind string) {
+	m.misMu.Lock()
+	defer m.misMu.Unlock()
+	if m.misbehaved == nil {
+		m.misbehaved = map[string]int{}
+	}
+	m.misbehaved[kind]++
 }
 
 func (m *Model) respond(r *llmtest.Request) llmtest.Reply {

@@ -158,12 +158,13 @@ func MultiWebSearch(run *Run, o MultiWebSearchOptions) agent.Tool {
 				addImage(WebImage{URL: img.URL, Description: img.Description, Thumbnail: img.Thumbnail, Source: img.Source})
 			}
 			for _, r := range oc.Results {
-				content := r.Content
+				content, src := r.Content, SourceOf(r)
 				if content == "" {
-					content = r.Snippet
+					// Only the engine's snippet: cited, it is marked so.
+					content, src.SnippetOnly = r.Snippet, true
 				}
 				wq.Results = append(wq.Results, WebResult{
-					Number: number(o.Cite, SourceOf(r)), URL: r.URL, Title: r.Title, Content: clip(content, o.ContentRunes),
+					Number: number(o.Cite, src), URL: r.URL, Title: r.Title, Content: clip(content, o.ContentRunes),
 					PublishedDate: r.Published, Author: r.Author,
 				})
 				for _, img := range r.Images {

@@ -523,3 +523,51 @@ func TestServerFailureEndsOnlyTheCall(t *testing.T) {
 		t.Errorf("text %q", res.Text)
 	}
 }
+
+// The planner's decision and the hand-over's complexity are closed sets,
+// offered as enums: "Clarify " is taken as clarify, and "уточнить" is
+// sent to be repaired against the schema, never turned into approve.
+func TestPlannerDecisionIsAClosedSet(t *testing.T) {
+	for _, tcase := range []struct{ name, decision string }{{"loose", "Clarify "}, {"outside the set", "уточнить"}} {
+		t.Run(tcase.name, func(t *testing.T) {
+			e := newEnv(t)
+			ask := "Когда удобно: понедельник или среду?"
+			replies := []llmtest.Reply{
+				llmtest.Calls(tc("c1", "delegateToSupervisor", `{"conversationContext":"встреча с Анной","proposedPlan":"проверить календарь","userIntent":"встреча с Анной","complexity":"Medium"}`)),
+				llmtest.Calls(tc("p1", "finish_plan", fmt.Sprintf(`{"decision":%q,"nextResponse":%q,"workflowSteps":["Проверил календарь"]}`, tcase.decision, ask))),
+			}
+			if tcase.decision == "уточнить" { // the repair model's answer
+				replies = append(replies, llmtest.Text(fmt.Sprintf(`{"decision":"clarify","nextResponse":%q,"workflowSteps":["Проверил календарь"]}`, ask)))
+			}
+			e.model.Enqueue(replies...)
+			res, rec := e.turn(t, "Назначь встречу с Анной", nil, "")
+			plans := parts(rec, "assistant_plan")
+			if len(plans) != 1 || plans[0]["decision"] != DecisionClarify {
+				t.Fatalf("plan parts %v", plans)
+			}
+			if !strings.HasSuffix(res.Text, ask) {
+				t.Errorf("text %q", res.Text)
+			}
+			var sawEnum bool
+			for _, r := range e.model.Requests() {
+				for _, tool := range r.Tools {
+					if tool.Name != "finish_plan" {
+						continue
+					}
+					props, _ := tool.Parameters["properties"].(map[string]any)
+					enum, _ := props["decision"].(map[string]any)["enum"].([]any)
+					sawEnum = len(enum) == 4
+				}
+			}
+			if !sawEnum {
+				t.Error("finish_plan's decision was not offered as an enum")
+			}
+			if tcase.decision == "уточнить" {
+				last := e.model.Last()
+				if last.Format() != llm.FormatJSONSchema || !strings.Contains(last.LastUser(), "уточнить") {
+					t.Errorf("the value was not sent to be repaired against the schema: %+v", last.Messages)
+				}
+			}
+		})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/agent"
@@ -81,7 +83,10 @@ func (m *Mode) plan(ctx context.Context, userID string, req SupervisorRequest, t
 		func(_ context.Context, in finishArgs) (agent.Output, error) {
 			res = &SupervisorResult{Decision: in.Decision, NextResponse: in.NextResponse, WorkflowSteps: in.WorkflowSteps}
 			return agent.Output{Text: "Done.", Summary: in.Decision, Stop: true}, nil
-		}))
+		}, agent.WithSchema(func(s *jsonschema.Schema) {
+			// A closed set: a loose spelling is mapped, anything else re-asked.
+			s.Properties["decision"].Enum = []any{DecisionApprove, DecisionConfirm, DecisionClarify, DecisionReject}
+		})))
 	body, _ := json.MarshalIndent(req, "", "  ")
 	msgs := []llm.Message{
 		{Role: llm.RoleSystem, Content: plannerPrompt(time.Now())},
@@ -145,7 +150,8 @@ func (t *turn) supervisorTool(g *gate) agent.Tool {
 				g.verbatim = res.NextResponse
 			}
 			return agent.Output{Text: string(b), Summary: "Plan: " + res.Decision, Data: b, Stop: true}, nil
-		}, agent.WithTitle(func(in SupervisorRequest) string { return "Delegating to the planning agent" }))
+		}, agent.WithTitle(func(in SupervisorRequest) string { return "Delegating to the planning agent" }),
+		agent.WithSchema(func(s *jsonschema.Schema) { s.Properties["complexity"].Enum = []any{"low", "medium", "high"} }))
 }
 
 // taskToolName is the router's tool that starts a complex task.

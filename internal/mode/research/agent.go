@@ -335,7 +335,7 @@ Write in %s.
 				n.keyFacts = append(n.keyFacts, s.pages.KeepKnownMarkers(f))
 			}
 		}
-		n.relevance = strings.ToLower(strings.TrimSpace(out.Relevance))
+		n.relevance = string(out.Relevance) // one of Relevance.Enum: Structured checked it
 		n.sources = noteSources(s.pages, out, read)
 	}
 	n.item = s.nextItem()

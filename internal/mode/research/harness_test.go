@@ -42,6 +42,7 @@ type script struct {
 	emptyDraft     bool          // the supervisor writes nothing to the draft
 	failPlan       bool          // the model cannot write a research plan
 	failReport     bool          // the model cannot write a structured report
+	sloppyClosed   bool          // closed values written loosely ("Complex."), a note's relevance first in Russian
 
 	mu       sync.Mutex
 	inFlight int
@@ -109,7 +110,11 @@ func (sc *script) respond(r *llmtest.Request) llmtest.Reply {
 		}
 		return reply(map[string]any{"needs_clarification": false, "reason": "clear", "questions": []string{}})
 	case "QueryAnalysis":
-		return reply(map[string]any{"query_type": "historical", "complexity": "complex", "key_aspects": []string{"banking", "unemployment", "recovery"}, "strategy": "primary sources", "constraints": []string{"1930s"}})
+		complexity := "complex"
+		if sc.sloppyClosed {
+			complexity = " Complex."
+		}
+		return reply(map[string]any{"query_type": "historical", "complexity": complexity, "key_aspects": []string{"banking", "unemployment", "recovery"}, "strategy": "primary sources", "constraints": []string{"1930s"}})
 	case "ResearchPlan":
 		if sc.failPlan {
 			return llmtest.Fail(400, "the plan is beyond me")
@@ -136,7 +141,14 @@ func (sc *script) respond(r *llmtest.Request) llmtest.Reply {
 	case "AgentReflection":
 		return reply(map[string]any{"assessment": "results are partly relevant", "on_track": false, "next_approach": "search for primary documents", "needs_help": true, "help_request": "which years to focus on"})
 	case "AgentNote":
-		return reply(sc.note(r))
+		note := sc.note(r)
+		if sc.sloppyClosed {
+			note["relevance"] = "высокая"
+			if strings.Contains(r.LastUser(), "could not be used") {
+				note["relevance"] = "HIGH"
+			}
+		}
+		return reply(note)
 	case "FinalReport":
 		if sc.failReport {
 			return llmtest.Fail(400, "the report is beyond me")

@@ -643,3 +643,48 @@ func TestSovatestModelDrivesDeepResearch(t *testing.T) {
 		t.Errorf("%d supervisor decisions, want the limit of %d", n, e.cfg.MaxSupervisorCalls)
 	}
 }
+
+// TestClosedValuesMappedOrReasked: the analysis's complexity and a note's
+// relevance are closed sets, sent as enums; a loose spelling (" Complex.",
+// "HIGH") is taken as the value it spells, and a value outside the set
+// ("высокая") is asked again, never kept.
+func TestClosedValuesMappedOrReasked(t *testing.T) {
+	e := newEnv(t)
+	e.sc.sloppyClosed = true
+	_, rec := e.run(t, mode.Input{Question: question})
+	analyses := e.sc.requests("QueryAnalysis")
+	if len(analyses) != 1 {
+		t.Fatalf("%d analysis requests, want 1: a loose spelling is not re-asked", len(analyses))
+	}
+	props, _ := analyses[0].Schema()["properties"].(map[string]any)
+	if enum, _ := props["complexity"].(map[string]any)["enum"].([]any); len(enum) != 3 {
+		t.Errorf("complexity sent as %v", props["complexity"])
+	}
+	analysed := false
+	for _, ev := range rec.Filter(event.TypeStatus) {
+		if ev.Status.Stage == "analyze" && strings.Contains(ev.Status.Detail, "historical, complex:") {
+			analysed = true
+		}
+	}
+	if !analysed {
+		t.Error("the analysis status does not give the complexity as complex")
+	}
+	notes := dataEvents[NoteData](t, rec, DataNote)
+	if len(notes) == 0 {
+		t.Fatal("no notes")
+	}
+	for _, n := range notes {
+		if n.Relevance != "high" {
+			t.Errorf("note %d kept relevance %q", n.Item, n.Relevance)
+		}
+	}
+	reasked := 0
+	for _, r := range e.sc.requests("AgentNote") {
+		if strings.Contains(r.LastUser(), "высокая") {
+			reasked++
+		}
+	}
+	if reasked < len(notes) {
+		t.Errorf("%d re-asks naming the value for %d notes", reasked, len(notes))
+	}
+}

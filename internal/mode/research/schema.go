@@ -16,13 +16,26 @@ type ClarificationCheck struct {
 	Questions          []string `json:"questions" jsonschema:"1 to 3 short questions for the person; empty when none are needed"`
 }
 
+// Complexity is how much research a request needs: a closed set (an enum
+// in the schema; other values are re-asked).
+type Complexity string
+
+// Enum implements llm.Enum.
+func (Complexity) Enum() []string { return []string{"simple", "moderate", "complex"} }
+
+// Relevance is how much a note adds to the research.
+type Relevance string
+
+// Enum implements llm.Enum.
+func (Relevance) Enum() []string { return []string{"high", "medium", "low"} }
+
 // QueryAnalysis is the analyse-query stage (analyze_query_node).
 type QueryAnalysis struct {
-	QueryType   string   `json:"query_type" jsonschema:"kind of request, e.g. factual, comparative, historical, technical, market analysis"`
-	Complexity  string   `json:"complexity" jsonschema:"simple, moderate or complex"`
-	KeyAspects  []string `json:"key_aspects" jsonschema:"the aspects a complete answer must cover"`
-	Strategy    string   `json:"strategy" jsonschema:"how to research it: kinds of sources, angles, what to verify"`
-	Constraints []string `json:"constraints" jsonschema:"time frame, region, definitions or other limits stated or implied"`
+	QueryType   string     `json:"query_type" jsonschema:"kind of request, e.g. factual, comparative, historical, technical, market analysis"`
+	Complexity  Complexity `json:"complexity" jsonschema:"how much research the request needs"`
+	KeyAspects  []string   `json:"key_aspects" jsonschema:"the aspects a complete answer must cover"`
+	Strategy    string     `json:"strategy" jsonschema:"how to research it: kinds of sources, angles, what to verify"`
+	Constraints []string   `json:"constraints" jsonschema:"time frame, region, definitions or other limits stated or implied"`
 }
 
 // Validate implements the structured-output check.
@@ -123,11 +136,11 @@ type AgentReflection struct {
 
 // AgentNote is a note an agent writes when it finishes a task.
 type AgentNote struct {
-	Title     string   `json:"title" jsonschema:"what the note is about"`
-	Findings  string   `json:"findings" jsonschema:"the important findings in Markdown, citing read pages as [n]; no metadata, no navigation text"`
-	KeyFacts  []string `json:"key_facts" jsonschema:"the most important facts, one per item"`
-	Sources   []string `json:"sources" jsonschema:"URLs of the read pages the findings rely on"`
-	Relevance string   `json:"relevance" jsonschema:"high, medium or low: how much this adds to the research"`
+	Title     string    `json:"title" jsonschema:"what the note is about"`
+	Findings  string    `json:"findings" jsonschema:"the important findings in Markdown, citing read pages as [n]; no metadata, no navigation text"`
+	KeyFacts  []string  `json:"key_facts" jsonschema:"the most important facts, one per item"`
+	Sources   []string  `json:"sources" jsonschema:"URLs of the read pages the findings rely on"`
+	Relevance Relevance `json:"relevance" jsonschema:"how much this adds to the research"`
 }
 
 // Validate implements the structured-output check.
