@@ -52,10 +52,12 @@ func TestContinueRedoesTheTaskInProgress(t *testing.T) {
 	// The tasks the checkpoint shows in progress; where the cut left none
 	// (timing), one pending task is marked so, as a cut would leave it.
 	inProgress := map[string]bool{}
+	complete := map[string]bool{} // tasks whose saved steps already hold all three replies
 	for i, a := range cp.Board.Agents {
 		for _, td := range a.Todos {
 			if td.Status == TodoInProgress {
 				inProgress[agentID(i)+"/"+td.Title] = true
+				complete[agentID(i)+"/"+td.Title] = td.Progress != nil && len(td.Progress.Steps) >= 3
 			}
 		}
 	}
@@ -82,7 +84,9 @@ func TestContinueRedoesTheTaskInProgress(t *testing.T) {
 	e.run(t, in)
 	e.sc.mu.Lock()
 	for task := range inProgress {
-		if e.sc.steps[task] <= stepsBefore[task] {
+		// A task cut after its last step was saved is finished from
+		// its steps without asking the model again.
+		if !complete[task] && e.sc.steps[task] <= stepsBefore[task] {
 			t.Errorf("task %s, in progress at the cut, was not worked on after continuing (%d model calls before, %d after)", task, stepsBefore[task], e.sc.steps[task])
 		}
 	}
