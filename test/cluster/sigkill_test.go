@@ -38,6 +38,15 @@ func usageOf(t *testing.T, n *node, adminKey, user string) usage {
 	return sum
 }
 
+// accounts adds an admin, ada, and a free account, fay, and returns
+// their API keys.
+func (c *cluster) accounts() (admin, free string) {
+	c.t.Helper()
+	c.sova("users", "add", "ada", "--role", "admin")
+	c.sova("users", "add", "fay", "--role", "free")
+	return strings.TrimSpace(c.sova("keys", "create", "--user", "ada")), strings.TrimSpace(c.sova("keys", "create", "--user", "fay"))
+}
+
 // faultRun is one question asked before a fault, and what its client saw.
 type faultRun struct {
 	group, run, chat string
@@ -98,10 +107,7 @@ func TestSIGKILLMidStream(t *testing.T) {
 }
 
 func sigkillMidStream(t *testing.T, c *cluster) {
-	c.sova("users", "add", "ada", "--role", "admin")
-	c.sova("users", "add", "fay", "--role", "free")
-	admin := strings.TrimSpace(c.sova("keys", "create", "--user", "ada"))
-	free := strings.TrimSpace(c.sova("keys", "create", "--user", "fay"))
+	admin, free := c.accounts()
 	var delay sync.Mutex
 	modelDelay := 150 * time.Millisecond
 	c.model.Handle(func(r *llmtest.Request) llmtest.Reply {
