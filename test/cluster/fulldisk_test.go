@@ -272,6 +272,7 @@ func TestSIGTERMMidStreamHandsDurableRunsOver(t *testing.T) {
 		t.Errorf("fay's usage after the hand-over: %+v; want 2 runs, 2 messages, 2 long runs and tokens", got)
 	}
 }
+
 // startRedis starts a Redis server of the test's own on a free port and
 // returns its URL and a function that stops it (SIGKILL).
 func startRedis(t *testing.T) (string, func()) {
