@@ -396,6 +396,29 @@ type cappedBuffer struct {
 	sized bool // the header was read (or given up on) and the buffer grown
 }
 
+// ReadFrom copies through Write: bytes.Buffer's own ReadFrom, which
+// exec's copy of the worker's output would use, passes the cap by and
+// grows the buffer by doubling.
+func (b *cappedBuffer) ReadFrom(r io.Reader) (int64, error) {
+	buf := make([]byte, 32<<10)
+	var total int64
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := b.Write(buf[:n]); werr != nil {
+				return total, werr
+			}
+			total += int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
 // headerWithin is how far into the output the header is looked for.
 const headerWithin = 64 << 10
 
