@@ -84,7 +84,9 @@ func TestFullDiskLeavesNoRunRunning(t *testing.T) {
 	data := smallDisk(t)
 	c.model.Handle(func(r *llmtest.Request) llmtest.Reply {
 		reply := c.model.Respond(r)
-		reply.Delay = 40 * time.Millisecond
+		// Slow enough for both runs to be under way when the disk fills
+		// 1.5 s in (at 40 ms they could end before it).
+		reply.Delay = 150 * time.Millisecond
 		return reply
 	})
 	n := c.start("node-1", map[string]string{
