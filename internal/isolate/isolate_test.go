@@ -176,3 +176,16 @@ func BenchmarkRun(b *testing.B) {
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/1000, "worker-cpu-ms/op")
 }
+
+// A result over MaxOutput is refused, however the result is copied from
+// the worker; one within it comes back whole, from a reader as from bytes.
+func TestOutputCap(t *testing.T) {
+	in := bytes.Repeat([]byte("abcdefgh"), 256<<10) // 2 MiB
+	if _, err := RunReader(t.Context(), Limits{MaxOutput: 1 << 20}, "test.echo", bytes.NewReader(in)); !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "result is larger than") {
+		t.Errorf("a 2 MiB result under a 1 MiB cap: err %v", err)
+	}
+	out, err := RunReader(t.Context(), Limits{MaxOutput: 4 << 20}, "test.echo", bytes.NewReader(in))
+	if err != nil || !bytes.Equal(out, bytes.ToUpper(in)) {
+		t.Errorf("a 2 MiB result under a 4 MiB cap: %d bytes, err %v", len(out), err)
+	}
+}

@@ -67,6 +67,7 @@ func (s *Service) startLeases() {
 			case <-t.C:
 			}
 			s.renew(s.bgCtx) // a draining node still holds the runs it finishes
+			s.flushUsage(s.opt.Lease / 3)
 			if s.draining() {
 				continue // it takes over no more runs
 			}
@@ -277,7 +278,11 @@ func (s *Service) closeLost(ctx context.Context, r *sova.Run, state, msg string,
 // database), is handed back (its events stored, its lease released, so
 // another node, or this one, continues it from its last checkpoint), and
 // a run another node took over is left to that node.
-func (s *Service) handBack(ctx context.Context, p *Prepared, log *eventLog, runErr error) bool {
+//
+// What this node's execution used is recorded (it is the person's usage,
+// and the next executor counts only its own), and the run's row is given
+// its usage so far, from which the next executor goes on counting.
+func (s *Service) handBack(ctx context.Context, p *Prepared, log *eventLog, used *tally, runErr error) bool {
 	cause := context.Cause(ctx)
 	if ctx.Err() == nil && isDurable(p.mode) && isStoreFault(runErr) {
 		cause = errStoreFault
@@ -287,6 +292,7 @@ func (s *Service) handBack(ctx context.Context, p *Prepared, log *eventLog, runE
 		// What this node emitted after losing the run must not be stored
 		// under numbers the new executor uses.
 		log.close(0)
+		used.flush(context.WithoutCancel(ctx))
 		return true
 	case errors.Is(cause, errShutdown), errors.Is(cause, errStoreFault):
 		if !isDurable(p.mode) {
@@ -295,6 +301,15 @@ func (s *Service) handBack(ctx context.Context, p *Prepared, log *eventLog, runE
 		log.close(drainTimeout)
 		keep, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 		defer cancel()
+		used.flush(keep)
+		if u := used.meter.Total(); u.TotalTokens > 0 {
+			run := *p.run
+			run.Usage = &sova.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+			run.NodeID, run.LeaseUntil = s.opt.NodeID, s.leaseEnd()
+			if err := s.opt.Store.UpdateRun(keep, &run); err != nil {
+				s.opt.Logger.Warn("saving the usage of a run handed back failed; its total will lack this node's part", "run", p.RunID, "err", err)
+			}
+		}
 		if err := s.opt.Store.ReleaseRun(keep, p.RunID, s.opt.NodeID); err != nil {
 			s.opt.Logger.Error("handing a run back failed; another node takes it when its lease passes", "run", p.RunID, "err", err)
 		} else {

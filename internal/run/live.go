@@ -27,6 +27,9 @@ type liveRun struct {
 	firstSeq int64 // events before this one are only in the store (earlier parts of a resumed run)
 	cancel   context.CancelCauseFunc
 	durable  bool // its mode continues from checkpoints: Drain hands it back
+	// tally is what its execution used (set under Service.mu as it
+	// starts), flushed to the usage counters with each lease renewal.
+	tally *tally
 
 	// handedBack: the run ended here without ending (handBack): it goes
 	// on on another node, and its followers here read it from the store.

@@ -16,7 +16,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sova-ai/sova"
@@ -24,7 +23,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sova-ai/sova/internal/event"
-	"github.com/sova-ai/sova/internal/limits"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/metrics"
 	"github.com/sova-ai/sova/internal/mode"
@@ -657,7 +655,19 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	started := s.opt.Now()
 	rec := newCollector()
 	rec.b.WriteString(p.shown)
-	var searches atomic.Int64
+	meter := &llm.Meter{}
+	if p.run.Usage != nil { // a resumed run keeps counting
+		meter.Add(llm.Usage{PromptTokens: p.run.Usage.InputTokens, CompletionTokens: p.run.Usage.OutputTokens, TotalTokens: p.run.Usage.TotalTokens})
+	}
+	// A resumed run's earlier part was recorded by the node that ran it,
+	// and the run itself was counted when it first started.
+	used := s.newTally(p.run.UserID, started, meter)
+	s.mu.Lock()
+	lr.tally = used
+	s.mu.Unlock()
+	if !p.continued {
+		s.countRun(context.WithoutCancel(ctx), p.run.UserID, started)
+	}
 	early := s.newEarlyFollowUps(ctx, p)
 	defer early.stop()
 	out := event.SinkFunc(func(e event.Event) {
@@ -665,7 +675,7 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 			e.Time = s.opt.Now()
 		}
 		if e.Type == event.TypeQuery && e.Query != nil && e.Query.Status == event.QueryStarted {
-			searches.Add(1)
+			used.searches.Add(1)
 		}
 		if e.Type == event.TypeTextDelta {
 			early.text(e.Text)
@@ -694,11 +704,6 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 		out.Emit(start)
 	}
 
-	meter := &llm.Meter{}
-	if p.run.Usage != nil { // a resumed run keeps counting
-		meter.Add(llm.Usage{PromptTokens: p.run.Usage.InputTokens, CompletionTokens: p.run.Usage.OutputTokens, TotalTokens: p.run.Usage.TotalTokens})
-	}
-	startTokens := meter.Total().TotalTokens // a resumed run's earlier part was recorded already
 	// Modes and tools read whom they act for from the context: the run's
 	// user, also when the run is detached from the request that started it.
 	runCtx := llm.WithMeter(sova.WithUser(ctx, p.input.user(p.run.UserID)), meter)
@@ -740,7 +745,7 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	}
 	timedOut := errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancelTimeout()
-	if err != nil && s.handBack(ctx, p, log, err) {
+	if err != nil && s.handBack(ctx, p, log, used, err) {
 		lr.handedBack.Store(true)
 		return &Outcome{RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, State: sova.RunRunning, Err: err}
 	}
@@ -748,7 +753,7 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	u := meter.Total()
 	usage := sova.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 	o := &Outcome{RunID: p.RunID, ChatID: p.ChatID, MessageID: p.MessageID, Result: res, Usage: usage}
-	s.recordUsage(ctx, p.run.UserID, started, meter.Total().TotalTokens-startTokens, searches.Load())
+	used.flush(context.WithoutCancel(ctx))
 	out.Emit(event.Event{Type: event.TypeUsage, Usage: &usage})
 	run := p.run
 	run.Usage = &usage
@@ -817,31 +822,6 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 		s.titleInBackground(p, res.Text)
 	}
 	return o
-}
-
-// recordUsage adds what one execution used to its user's counters of the
-// day it started, each addition retried a few times. A store that keeps
-// failing is logged; the run is not.
-func (s *Service) recordUsage(ctx context.Context, userID string, day time.Time, tokens int, searches int64) {
-	if s.opt.Usage == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	period := day.UTC().Format(time.DateOnly)
-	for counter, n := range map[string]int64{"runs": 1, "tokens": int64(tokens), "searches": searches} {
-		if n == 0 {
-			continue
-		}
-		// Retried: a database that drops connections mid-run (a failover)
-		// must not lose what the run used.
-		_, _, err := limits.AddWithRetry(ctx, n, -1, func(ctx context.Context, n, limit int64) (int64, bool, error) {
-			return s.opt.Usage.AddUsage(ctx, userID, counter, period, n, limit)
-		})
-		if err != nil {
-			s.opt.Logger.Error("recording usage failed", "user", userID, "counter", counter, "err", err)
-		}
-	}
 }
 
 // userSettings are the person's settings; a store that fails leaves the

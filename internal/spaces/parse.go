@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"path"
 	"strings"
@@ -295,6 +296,17 @@ func parseIsolated(ctx context.Context, lim isolate.Limits, name string, format 
 		return parse(name, format, data)
 	}
 	out, err := isolate.Run(ctx, lim, workerKind(format), data)
+	if err != nil {
+		return finish(name, format, nil, err)
+	}
+	p, err := readWire(out)
+	return finish(name, format, p, err)
+}
+
+// parseIsolatedReader is parseIsolated for a format read in a worker,
+// with the file read from r as the worker takes it.
+func parseIsolatedReader(ctx context.Context, lim isolate.Limits, name string, format Format, r io.Reader) (*parsed, error) {
+	out, err := isolate.RunReader(ctx, lim, workerKind(format), r)
 	if err != nil {
 		return finish(name, format, nil, err)
 	}

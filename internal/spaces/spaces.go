@@ -494,6 +494,11 @@ func (s *Service) prepare(ctx context.Context, f File, known map[string]sova.Doc
 	if err != nil {
 		return fail(err)
 	}
+	if format, ok := extFormats[strings.ToLower(path.Ext(name))]; ok {
+		if _, isolated := isolatedFormats[format]; isolated && f.Open != nil {
+			return s.prepareStreamed(ctx, f, name, format, known)
+		}
+	}
 	data, err := s.read(f)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", name, err))
@@ -516,6 +521,83 @@ func (s *Service) prepare(ctx context.Context, f File, known map[string]sova.Doc
 	if err != nil {
 		return fail(err)
 	}
+	return s.chunked(ctx, name, format, size, digest, old, exists, doc)
+}
+
+// prepareStreamed is prepare for a file parsed in a worker (PDF, DOCX,
+// HTML, known by its extension): the file goes from where it is to the
+// worker without being held here, so that only the worker's result is
+// (a 49 MiB DOCX held beside its text was most of the upload's peak).
+// The file is read twice, to hash it and to parse it; the second reading
+// must hash the same, or the file changed under the upload.
+func (s *Service) prepareStreamed(ctx context.Context, f File, name string, format Format, known map[string]sova.Document) *prepared {
+	fail := func(err error) *prepared { return &prepared{err: err} }
+	sum, size, err := s.hashFile(f, nil)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", name, err))
+	}
+	digest := hex.EncodeToString(sum)
+	old, exists := known[name]
+	if exists && old.SHA256 == digest {
+		return &prepared{unchanged: &old}
+	}
+	var doc *parsed
+	again, _, err := s.hashFile(f, func(r io.Reader) error {
+		var err error
+		doc, err = parseIsolatedReader(ctx, s.cfg.Parse, name, format, r)
+		return err
+	})
+	if err != nil {
+		return fail(err)
+	}
+	if !bytes.Equal(again, sum) {
+		return fail(fmt.Errorf("%s: the file changed while it was read", name))
+	}
+	return s.chunked(ctx, name, format, size, digest, old, exists, doc)
+}
+
+// hashFile reads f to its end, within the size limit, and returns its
+// SHA-256 and size. With use set, use reads the file (and must read it to
+// its end; what it leaves is read here).
+func (s *Service) hashFile(f File, use func(io.Reader) error) ([]byte, int64, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	cr := &countingReader{r: io.TeeReader(io.LimitReader(rc, s.cfg.MaxFileBytes+1), h)}
+	if use != nil {
+		if err := use(cr); err != nil {
+			return nil, 0, err
+		}
+	}
+	if _, err := io.Copy(io.Discard, cr); err != nil {
+		return nil, 0, err
+	}
+	if cr.n > s.cfg.MaxFileBytes {
+		return nil, 0, fmt.Errorf("%w: larger than %d bytes (SOVA_SPACES_MAX_FILE_BYTES)", ErrTooLarge, s.cfg.MaxFileBytes)
+	}
+	return h.Sum(nil), cr.n, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// chunked makes the prepared document of a parsed file: its chunks (and
+// their vectors, with an embedding model), or its blocks to be chunked as
+// they are indexed.
+func (s *Service) chunked(ctx context.Context, name string, format Format, size int64, digest string, old sova.Document, exists bool, doc *parsed) *prepared {
+	fail := func(err error) *prepared { return &prepared{err: err} }
 	// A replaced document keeps its ID; the chunks are indexed under it
 	// before the row is written.
 	id := old.ID
@@ -555,9 +637,11 @@ func (s *Service) prepare(ctx context.Context, f File, known map[string]sova.Doc
 	for i, c := range chunks {
 		texts[i] = clipBytes(indexedText(doc.title, c.Heading, c.Text), maxEmbedChars)
 	}
-	if p.vectors, err = s.embedAll(ctx, texts); err != nil {
+	vectors, err := s.embedAll(ctx, texts)
+	if err != nil {
 		return fail(fmt.Errorf("%s: embedding: %w", name, err))
 	}
+	p.vectors = vectors
 	return p
 }
 

@@ -91,7 +91,9 @@ func TestFullDiskLeavesNoRunRunning(t *testing.T) {
 		case <-time.After(60 * time.Second):
 		}
 		reply := c.model.Respond(r)
-		reply.Delay = 40 * time.Millisecond
+		// Slow enough for both runs to be under way when the disk fills
+		// 1.5 s in (at 40 ms they could end before it).
+		reply.Delay = 150 * time.Millisecond
 		return reply
 	})
 	n := c.start("node-1", map[string]string{
@@ -204,7 +206,8 @@ func TestSIGTERMMidStreamHandsDurableRunsOver(t *testing.T) {
 		reply.Delay = 250 * time.Millisecond
 		return reply
 	})
-	opts := map[string]string{"SOVA_RUN_LEASE": "2s", "SOVA_DEEP_RESEARCH_NUM_AGENTS": "2"}
+	admin, free := c.accounts()
+	opts := map[string]string{"SOVA_RUN_LEASE": "2s", "SOVA_DEEP_RESEARCH_NUM_AGENTS": "2", "SOVA_LIMIT_CONCURRENT_LONG_RUNS": "0"}
 	n1, n2 := c.start("node-1", opts), c.start("node-2", opts)
 	type asked struct {
 		group, run string
@@ -215,27 +218,13 @@ func TestSIGTERMMidStreamHandsDurableRunsOver(t *testing.T) {
 	runs := []*asked{{group: "deep_research"}, {group: "extreme"}}
 	var wg sync.WaitGroup
 	for _, a := range runs {
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, n1.url+"/api/search",
-			strings.NewReader(fmt.Sprintf(`{"group":%q,"messages":[{"role":"user","content":"How did US presidents describe the economy in the 1930s?"}]}`, a.group)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.run = resp.Header.Get("X-Run-ID")
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || a.run == "" {
-			t.Fatalf("POST /api/search (%s): %d", a.group, resp.StatusCode)
-		}
+		a.run = askAs(t, n1, free, a.group).run
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 			defer cancel()
-			a.finished, a.err = readStream(ctx, n1.url+"/api/runs/"+a.run+"/stream", 0, func(f frame) {
+			a.finished, a.err = readStreamAs(ctx, n1.url+"/api/runs/"+a.run+"/stream", free, 0, func(f frame) {
 				if f.typ() == "error" {
 					a.errText = f.data
 				}
@@ -247,7 +236,7 @@ func TestSIGTERMMidStreamHandsDurableRunsOver(t *testing.T) {
 		var r struct {
 			Run struct{ State string } `json:"run"`
 		}
-		if n1.get(t, "/api/runs/"+a.run, &r); r.Run.State != "running" {
+		if n1.do(t, http.MethodGet, "/api/runs/"+a.run, free, nil, &r); r.Run.State != "running" {
 			t.Fatalf("%s run is %q before the SIGTERM, want running", a.group, r.Run.State)
 		}
 	}
@@ -269,7 +258,7 @@ func TestSIGTERMMidStreamHandsDurableRunsOver(t *testing.T) {
 			var r struct {
 				Run struct{ State, Error, NodeID string } `json:"run"`
 			}
-			n2.get(t, "/api/runs/"+a.run, &r)
+			n2.do(t, http.MethodGet, "/api/runs/"+a.run, free, nil, &r)
 			if r.Run.State != "" && r.Run.State != "running" {
 				if r.Run.State != "completed" {
 					t.Errorf("%s run ended %s: %s", a.group, r.Run.State, r.Run.Error)
@@ -282,7 +271,7 @@ func TestSIGTERMMidStreamHandsDurableRunsOver(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 		continued := false
-		fin, err := readStream(t.Context(), n2.url+"/api/runs/"+a.run+"/stream", 0, func(f frame) {
+		fin, err := readStreamAs(t.Context(), n2.url+"/api/runs/"+a.run+"/stream", free, 0, func(f frame) {
 			continued = continued || strings.Contains(f.data, `"stage":"continue"`)
 		})
 		if err != nil || !fin {
@@ -293,6 +282,11 @@ func TestSIGTERMMidStreamHandsDurableRunsOver(t *testing.T) {
 		if !continued {
 			t.Errorf("%s: the run's log shows no continuation from its checkpoint", a.group)
 		}
+	}
+	// Each run counted once, though two nodes executed it: the stopping
+	// node recorded its part as it handed the run back.
+	if got := usageOf(t, n2, admin, "fay"); got.Runs != 2 || got.Messages != 2 || got.Extreme != 2 || got.Tokens == 0 {
+		t.Errorf("fay's usage after the hand-over: %+v; want 2 runs, 2 messages, 2 long runs and tokens", got)
 	}
 }
 
@@ -359,7 +353,7 @@ func TestRedisDownMidRun(t *testing.T) {
 		case <-time.After(60 * time.Second):
 		}
 		reply := c.model.Respond(r)
-		reply.Delay = 100 * time.Millisecond
+		reply.Delay = 250 * time.Millisecond // slow enough for the runs to outlast the outage's start
 		return reply
 	})
 	n := c.start("node-1", map[string]string{"SOVA_RUN_LEASE": "2s", "SOVA_DEEP_RESEARCH_NUM_AGENTS": "2"})
@@ -439,6 +433,19 @@ func TestRedisDownMidRun(t *testing.T) {
 	if status != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || strings.Contains(body, "127.0.0.1") {
 		t.Errorf("the free account's question with Redis down: %d (Retry-After %q) %s", status, h.Get("Retry-After"), body)
 	}
+	// The runs the store counts: each of the pro account's counted once
+	// (the two long runs and the question asked with Redis down), read
+	// with the report's command (Redis, where the limits counted, is gone).
+	c.redis = ""
+	var runs int64 = -1
+	for _, line := range strings.Split(c.sova("users", "usage", "--user", "pia"), "\n") {
+		if f := strings.Fields(line); len(f) >= 3 && f[1] == "pia" {
+			_, _ = fmt.Sscan(f[2], &runs)
+		}
+	}
+	if runs != 3 {
+		t.Errorf("the pro account's runs counted with Redis down: %d, want 3", runs)
+	}
 }
 
 // The database drops a node's connections (pg_terminate_backend) twice
@@ -466,7 +473,8 @@ func TestDatabaseConnectionsKilledMidRun(t *testing.T) {
 	q := u.Query()
 	q.Set("application_name", app)
 	u.RawQuery = q.Encode()
-	n := c.start("node-1", map[string]string{"SOVA_DATABASE_URL": u.String(), "SOVA_RUN_LEASE": "2s", "SOVA_DEEP_RESEARCH_NUM_AGENTS": "2"})
+	admin, free := c.accounts()
+	n := c.start("node-1", map[string]string{"SOVA_DATABASE_URL": u.String(), "SOVA_RUN_LEASE": "2s", "SOVA_DEEP_RESEARCH_NUM_AGENTS": "2", "SOVA_LIMIT_CONCURRENT_LONG_RUNS": "0"})
 	type asked struct {
 		group, run string
 		finished   bool
@@ -475,42 +483,28 @@ func TestDatabaseConnectionsKilledMidRun(t *testing.T) {
 	runs := []*asked{{group: "deep_research"}, {group: "extreme"}}
 	var wg sync.WaitGroup
 	for _, a := range runs {
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, n.url+"/api/search",
-			strings.NewReader(fmt.Sprintf(`{"group":%q,"messages":[{"role":"user","content":"How did US presidents describe the economy in the 1930s?"}]}`, a.group)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.run = resp.Header.Get("X-Run-ID")
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || a.run == "" {
-			t.Fatalf("POST /api/search (%s): %d", a.group, resp.StatusCode)
-		}
+		a.run = askAs(t, n, free, a.group).run
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 			defer cancel()
-			a.finished, _ = readStream(ctx, n.url+"/api/runs/"+a.run+"/stream", 0, func(f frame) {
+			a.finished, _ = readStreamAs(ctx, n.url+"/api/runs/"+a.run+"/stream", free, 0, func(f frame) {
 				if f.typ() == "error" {
 					a.errText = f.data
 				}
 			})
 		}()
 	}
-	admin, err := pgx.Connect(t.Context(), os.Getenv("SOVA_TEST_DATABASE_URL"))
+	pg, err := pgx.Connect(t.Context(), os.Getenv("SOVA_TEST_DATABASE_URL"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close(context.Background())
+	defer pg.Close(context.Background())
 	for range 2 {
 		time.Sleep(700 * time.Millisecond)
 		var killed int
-		if err := admin.QueryRow(t.Context(),
+		if err := pg.QueryRow(t.Context(),
 			`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&killed); err != nil {
 			t.Fatal(err)
 		}
@@ -525,7 +519,7 @@ func TestDatabaseConnectionsKilledMidRun(t *testing.T) {
 			Run struct{ State, Error string } `json:"run"`
 		}
 		deadline := time.Now().Add(60 * time.Second)
-		for n.get(t, "/api/runs/"+a.run, &r); r.Run.State == "" || r.Run.State == "running"; n.get(t, "/api/runs/"+a.run, &r) {
+		for n.do(t, http.MethodGet, "/api/runs/"+a.run, free, nil, &r); r.Run.State == "" || r.Run.State == "running"; n.do(t, http.MethodGet, "/api/runs/"+a.run, free, nil, &r) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s run still running", a.group)
 			}
@@ -538,5 +532,8 @@ func TestDatabaseConnectionsKilledMidRun(t *testing.T) {
 	// Usage is written with retries: none of it was given up on.
 	if strings.Contains(n.logs.String(), "recording usage failed") {
 		t.Error("the node gave up recording usage")
+	}
+	if got := usageOf(t, n, admin, "fay"); got.Runs != 2 || got.Messages != 2 || got.Extreme != 2 || got.Tokens == 0 {
+		t.Errorf("fay's usage after the connections were killed: %+v; want 2 runs, 2 messages, 2 long runs and tokens", got)
 	}
 }

@@ -1,5 +1,5 @@
 // Package cluster_test runs several real `sova serve` processes on one
-// PostgreSQL database (and Redis, when the tests have one) and checks what
+// PostgreSQL database (or one on SQLite, restarted) (and Redis, when the tests have one) and checks what
 // docs/scaling.md promises of them: runs that outlive the node that
 // started them, followed from another node, and limits that hold across
 // nodes. The model, SearXNG and the web are local fakes (internal/sovatest).
@@ -37,10 +37,6 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(storetest.PostgresURLEnv) == "" {
-		// Every test here needs PostgreSQL and skips without it: no build.
-		os.Exit(m.Run())
-	}
 	dir, err := os.MkdirTemp("", "sova-cluster")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -70,17 +66,28 @@ type cluster struct {
 	model *sovatest.Model
 	site  *sovatest.Site
 	sx    *sovatest.SearXNG
+	// base are settings of every node and command over the defaults.
+	base map[string]string
 }
 
 func newCluster(t *testing.T) *cluster {
 	t.Helper()
-	dsn := storetest.PostgresDSN(t) // skips without SOVA_TEST_DATABASE_URL
+	return newWorld(t, storetest.PostgresDSN(t)) // skips without SOVA_TEST_DATABASE_URL
+}
+
+// newWorld is a cluster on the PostgreSQL database dsn, or with dsn ""
+// one node's world on SQLite in a data directory kept across restarts.
+func newWorld(t *testing.T, dsn string) *cluster {
+	t.Helper()
 	if binPath == "" {
 		t.Fatal("the sova binary was not built")
 	}
 	t.Logf("the sova binary was built in %s", buildTime.Round(time.Millisecond))
 	arts := sovatest.DefaultArticles()
 	c := &cluster{t: t, dsn: dsn, redis: os.Getenv(redisURLEnv), model: sovatest.NewModel(t), site: sovatest.NewSite(t, arts)}
+	if dsn == "" {
+		c.base = map[string]string{"SOVA_DATA_DIR": t.TempDir()}
+	}
 	c.sx = sovatest.NewSearXNG(t, c.site, arts)
 	c.model.SetModels("main-model", "fast-model")
 	if c.redis == "" {
@@ -98,6 +105,9 @@ func (c *cluster) env(id, dataDir string, extra map[string]string) []string {
 	vars["SOVA_SANDBOX_ENABLED"] = "false"
 	if c.redis != "" {
 		vars["SOVA_REDIS_URL"] = c.redis
+	}
+	for k, v := range c.base {
+		vars[k] = v
 	}
 	for k, v := range extra {
 		vars[k] = v
@@ -244,11 +254,19 @@ func (f frame) typ() string {
 // readStream reads one SSE connection to its end, calling fn for each
 // frame; it reports whether a finish chunk came.
 func readStream(ctx context.Context, url string, lastID int64, fn func(frame)) (finished bool, err error) {
+	return readStreamAs(ctx, url, "", lastID, fn)
+}
+
+// readStreamAs is readStream with an API key ("" for none).
+func readStreamAs(ctx context.Context, url, key string, lastID int64, fn func(frame)) (finished bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
 	if lastID > 0 {
 		req.Header.Set("Last-Event-ID", fmt.Sprint(lastID))
 	}
