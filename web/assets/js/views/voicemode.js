@@ -241,6 +241,11 @@ class VoiceSession {
         this.confirm.replaceChildren(...(el ? [el] : []));
         return;
       }
+      // Who speaks is shown when it changes, not on every answer.
+      if (s.data.name === 'assistant_agent') {
+        if (s.data.value?.agent === this.agent) return;
+        this.agent = s.data.value?.agent;
+      }
       let el = null;
       try {
         el = view(s.data.value, s.data.id || '', {});
