@@ -151,6 +151,42 @@ func TestBrowserVoiceModeNoMicrophone(t *testing.T) {
 	tb.screenshot("voice-mode-no-mic")
 }
 
+// A server without a speech-to-text model says so in the panel when the
+// person has spoken, in words that name what to set.
+func TestBrowserVoiceModeWithoutSpeechModel(t *testing.T) {
+	path := chromiumPath()
+	if path == "" {
+		t.Skip("chromium is not installed (Debian: apt-get install chromium); the UI tests drive a real headless browser")
+	}
+	e := newAsstEnv(t)
+	audio := realtimetest.NewAudio(t)
+	a := e.app
+	vc := voice.New(voice.Config{BaseURL: audio.URL + "/v1"}) // neither model set
+	rt := realtime.New(realtime.Config{Runs: a.Service, Assistant: a.Assistant, Chats: a.Store, Voice: vc})
+	srv := httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), Version: "test",
+		Assistant: a.Assistant, Voice: vc, Realtime: rt}))
+	t.Cleanup(srv.Close)
+	wav := filepath.Join(t.TempDir(), "speech.wav")
+	if err := os.WriteFile(wav, speechWAV(48000, []utterance{{at: 0.5, dur: 1.2}}, 60), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tb := newTab(t, newMicBrowser(t, path, wav))
+	tb.do(chromedp.EmulateViewport(1280, 1000), chromedp.Navigate(srv.URL+"/"))
+	tb.wait(`document.body.classList.contains('ready') && document.querySelectorAll('.mode-option').length >= 3`, "the page")
+	tb.do(chromedp.Click(css("#mode-btn")), chromedp.Click(css(`.mode-option[data-mode="assistant"]`)))
+	tb.wait(`!document.querySelector('.voice-mode-btn').hidden`, "the voice mode button")
+	tb.do(chromedp.Click(css(".voice-mode-btn")))
+	tb.wait(`!document.querySelector('.voice-mode .vm-error').hidden`, "the error")
+	var msg string
+	tb.eval(`document.querySelector('.voice-mode .vm-error').innerText`, &msg)
+	if !strings.Contains(msg, "could not be transcribed") || !strings.Contains(msg, "SOVA_STT_MODEL") {
+		t.Errorf("error shown: %q", msg)
+	}
+	tb.screenshot("voice-mode-no-stt")
+	tb.do(chromedp.Click(css(".voice-mode .vm-stop")))
+	tb.wait(`document.querySelector('.voice-mode').dataset.state === 'ended'`, "the conversation ended")
+}
+
 // newMicBrowser starts a Chromium of the test's own whose fake microphone
 // plays wav: the flags that choose the capture file hold for a whole
 // process, so the shared browser cannot take them.
