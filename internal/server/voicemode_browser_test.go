@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -134,7 +135,9 @@ func TestBrowserVoiceModeNoMicrophone(t *testing.T) {
 	srv := httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), Version: "test",
 		Assistant: a.Assistant, Voice: vc, Realtime: rt}))
 	t.Cleanup(srv.Close)
-	tb := newTab(t, newBrowser(t)) // the shared browser has no fake microphone
+	// The shared browser has no fake microphone. The tab may run axe-core
+	// (the panel is checked too when it is installed).
+	tb := axeTab(t, newBrowser(t))
 	tb.do(chromedp.EmulateViewport(1280, 1000), chromedp.Navigate(srv.URL+"/"))
 	tb.wait(`document.body.classList.contains('ready') && document.querySelectorAll('.mode-option').length >= 3`, "the page")
 	tb.do(chromedp.Click(css("#mode-btn")), chromedp.Click(css(`.mode-option[data-mode="assistant"]`)))
@@ -149,6 +152,12 @@ func TestBrowserVoiceModeNoMicrophone(t *testing.T) {
 		t.Errorf("error shown: %q", msg)
 	}
 	tb.screenshot("voice-mode-no-mic")
+	_, file, _, _ := runtime.Caller(0)
+	if src, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "test", "axe", "node_modules", "axe-core", "axe.min.js")); err == nil {
+		tb.axe(string(src), "the voice mode's panel")
+	} else {
+		t.Logf("the panel is not checked with axe-core (npm ci --prefix test/axe): %v", err)
+	}
 }
 
 // A server without a speech-to-text model says so in the panel when the
