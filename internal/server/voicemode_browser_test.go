@@ -152,6 +152,19 @@ func TestBrowserVoiceModeNoMicrophone(t *testing.T) {
 		t.Errorf("error shown: %q", msg)
 	}
 	tb.screenshot("voice-mode-no-mic")
+	// The panel, its error included, and the composer with the voice
+	// mode's button fit a 360 px phone.
+	tb.do(chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+	tb.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+	var fits bool
+	tb.eval(`(() => { const box = document.querySelector('.composer-box').getBoundingClientRect();
+		return document.documentElement.scrollWidth <= innerWidth &&
+			[...document.querySelectorAll('.voice-mode *')].every(el => el.getBoundingClientRect().right <= innerWidth + 1) &&
+			[...document.querySelectorAll('.composer-bar > *')].filter(el => el.checkVisibility()).every(el => el.getBoundingClientRect().right <= box.right + 1); })()`, &fits)
+	if !fits {
+		t.Error("the voice panel or the composer's buttons overflow a 360 px phone")
+	}
+	tb.screenshot("voice-mode-phone")
 	_, file, _, _ := runtime.Caller(0)
 	if src, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "test", "axe", "node_modules", "axe-core", "axe.min.js")); err == nil {
 		tb.axe(string(src), "the voice mode's panel")
