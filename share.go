@@ -19,8 +19,9 @@ type ShareLink struct {
 // ShareStore keeps share links.
 type ShareStore interface {
 	// AddShareLink stores a link to a chat of its user; a chat that is
-	// not theirs is ErrNotFound.
-	AddShareLink(ctx context.Context, l *ShareLink) error
+	// not theirs is ErrNotFound. max > 0 caps the user's live links, over
+	// all their chats: one more is ErrLimit.
+	AddShareLink(ctx context.Context, l *ShareLink, max int) error
 	// ShareLinks lists a chat's links, oldest first; never nil.
 	ShareLinks(ctx context.Context, userID, chatID string) ([]ShareLink, error)
 	// ShareLink finds a link by its ID (the hash of its secret);

@@ -20,6 +20,9 @@ var (
 	// ErrInvalid reports input the store refuses to save (unknown role,
 	// malformed JSON, missing user).
 	ErrInvalid = errors.New("invalid input")
+	// ErrLimit reports a cap on how many of something one person may keep
+	// (live share links).
+	ErrLimit = errors.New("limit reached")
 )
 
 // LocalUserID is the one user of an installation without accounts.

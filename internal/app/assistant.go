@@ -69,7 +69,7 @@ func newRealtime(cfg *config.Config, a *App, logger *slog.Logger) *realtime.Hand
 		v = voice.New(voice.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Voice: cfg.TTSVoice})
 	}
 	return realtime.New(realtime.Config{
-		Runs: a.Service, Voice: v, Assistant: a.Assistant, Chats: a.Store,
+		Runs: a.Service, Voice: v, Assistant: a.Assistant, Chats: a.Store, Limiter: a.Limits,
 		Upstream:      realtime.Upstream{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: model, Voice: cfg.TTSVoice, TranscribeModel: cfg.STTModel},
 		MaxFrameBytes: cfg.RealtimeMaxFrameBytes, MaxAudioBytes: cfg.AudioMaxBytes, MaxSession: cfg.RealtimeMaxSession, Logger: logger,
 	})

@@ -28,6 +28,9 @@ type Accounts struct {
 	// ShareLinks lets people share a chat as a read-only link that anyone
 	// holding it can open, without signing in; off by default.
 	ShareLinks bool `env:"SOVA_SHARE_LINKS" envDefault:"false"`
+	// ShareLinksMax caps one person's live share links over all their
+	// chats (0: no cap), so that links are revoked rather than piled up.
+	ShareLinksMax int `env:"SOVA_SHARE_LINKS_MAX" envDefault:"50"`
 
 	// Daily limits (000 §6.2); -1 is unlimited. Days are UTC days.
 	LimitFreeMessages      int `env:"SOVA_LIMIT_FREE_MESSAGES" envDefault:"100"`

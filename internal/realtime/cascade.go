@@ -138,7 +138,17 @@ func (c *cascade) handle(ctx context.Context, ev ClientEvent) {
 		if stopped {
 			s.send(ctx, map[string]any{"type": "input_audio_buffer.speech_stopped", "audio_end_ms": at})
 			if c.commit(ctx, "") {
-				c.enqueue(ctx, func(ctx context.Context) { c.respond(ctx, nil, nil) })
+				c.enqueue(ctx, func(ctx context.Context) {
+					// A turn Sova ended itself is answered only if it was
+					// heard: a failed or empty transcription has had its
+					// own event, and no client asked for a response.
+					c.mu.Lock()
+					heard := len(c.pending) > 0
+					c.mu.Unlock()
+					if heard {
+						c.respond(ctx, nil, nil)
+					}
+				})
 			}
 		}
 	case "input_audio_buffer.commit":

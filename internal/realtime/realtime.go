@@ -48,6 +48,10 @@ type Config struct {
 	// gate; Chats keeps what is said there like typed messages.
 	Assistant *assistant.Mode
 	Chats     ChatWriter
+	// Limiter counts each of the person's turns on the upstream path
+	// against their limits, as a run is counted (the cascade's turns are
+	// runs, counted by Runs); nil: none.
+	Limiter run.Limiter
 	// MaxFrameBytes bounds one client message (SOVA_REALTIME_MAX_FRAME_BYTES);
 	// a bigger one closes the socket with 1009.
 	MaxFrameBytes int64

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/event"
+	"github.com/sova-ai/sova/internal/limits"
 	"github.com/sova-ai/sova/internal/mode/assistant"
 )
 
@@ -41,6 +42,7 @@ type upstream struct {
 	vad      atomic.Bool // the client wants server VAD (else it commits)
 	held     atomic.Bool // actions wait for the person's decision
 	deferred atomic.Bool // a response.create came while actions were held
+	refused  atomic.Bool // the person's last turn was over their limits
 
 	mu     sync.Mutex
 	steps  []json.RawMessage
@@ -205,6 +207,9 @@ func (u *upstream) handle(ctx context.Context, ev ClientEvent) {
 			s.fail(ctx, &ProtocolError{Code: "unsupported_item", Message: "this server runs the agents' functions itself; send the person's messages only", EventID: ev.EventID})
 			return
 		}
+		if !u.admit(ctx) {
+			return
+		}
 		text := ev.Item.text()
 		u.enqueue(ctx, func(ctx context.Context) { u.heard(ctx, text, false) })
 		return
@@ -246,12 +251,27 @@ func (u *upstream) read(ctx context.Context) {
 		typ = gaName(typ)
 		ev["type"] = typ
 		delete(ev, "event_id")
+		if u.refused.Load() && strings.HasPrefix(typ, "response.") {
+			// The answer to a turn over the limits is neither heard nor kept.
+			if typ == "response.created" {
+				if err := u.up(ctx, map[string]any{"type": "response.cancel"}); err != nil {
+					s.fail(ctx, err)
+				}
+			}
+			continue
+		}
 		switch typ {
+		case "input_audio_buffer.committed":
+			// The person's turn ended: it is counted before it is answered.
+			u.admit(ctx)
 		case "session.created", "session.updated":
 			continue // the client hears Sova's session
 		case "conversation.item.input_audio_transcription.completed":
 			text, _ := ev["transcript"].(string)
 			s.send(ctx, ev)
+			if u.refused.Load() {
+				continue
+			}
 			u.enqueue(ctx, func(ctx context.Context) { u.heard(ctx, text, true) })
 			continue
 		case "response.done":
@@ -264,6 +284,34 @@ func (u *upstream) read(ctx context.Context) {
 		}
 		s.send(ctx, ev)
 	}
+}
+
+// admit counts one of the person's turns against their limits; a turn
+// over them is refused: the client gets rate_limit_exceeded (or
+// limits_unavailable when the count cannot be made), and the model's
+// answer to it is cancelled and dropped until a turn is admitted again.
+func (u *upstream) admit(ctx context.Context) bool {
+	lim, user := u.s.h.cfg.Limiter, u.s.user
+	if lim == nil || user.ID == sova.LocalUserID {
+		return true
+	}
+	release, err := lim.Admit(ctx, user, u.s.model)
+	if err == nil {
+		release() // a turn holds no place under the cap on long runs
+		u.refused.Store(false)
+		return true
+	}
+	u.refused.Store(true)
+	pe := &ProtocolError{Code: "rate_limit_exceeded", Message: err.Error()}
+	if !errors.Is(err, limits.ErrRateLimited) {
+		u.s.h.cfg.Logger.Error("counting a voice turn against the limits failed", "user", user.ID, "err", err)
+		pe = &ProtocolError{Code: "limits_unavailable", Message: "the usage limits could not be checked; try again shortly"}
+	}
+	if err := u.up(ctx, map[string]any{"type": "response.cancel"}); err != nil {
+		u.s.h.cfg.Logger.Warn("cancelling the answer to a refused turn failed", "err", err)
+	}
+	u.s.fail(ctx, pe)
+	return false
 }
 
 // heard is what the person said (spoken, or typed when !spoken): kept in

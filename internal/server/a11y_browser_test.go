@@ -56,7 +56,8 @@ func (tb *tab) axe(src, what string) {
 
 // No serious or critical accessibility violation (axe-core, WCAG 2.1 A
 // and AA) on the start page, an answer, a report, the assistant's
-// confirmation, settings, spaces and sign-in, light and dark.
+// confirmation, settings, spaces and sign-in, light and dark, on a
+// desktop and a phone.
 func TestBrowserAccessibility(t *testing.T) {
 	src := axeSource(t)
 	browser := newBrowser(t)
@@ -89,23 +90,37 @@ func TestBrowserAccessibility(t *testing.T) {
 		}
 	}
 
-	for _, scheme := range []string{"light", "dark"} {
+	// Desktop in both schemes, and a phone (390×844), where the layout
+	// changes: the sidebar becomes a drawer, the composer and cards narrow.
+	for _, pass := range []struct {
+		scheme string
+		phone  bool
+	}{{"light", false}, {"dark", false}, {"light", true}, {"dark", true}} {
+		name := pass.scheme
+		viewport := chromedp.EmulateViewport(1366, 900)
+		if pass.phone {
+			name += " phone"
+			viewport = chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile)
+		}
 		tb := axeTab(t, browser)
-		tb.do(chromedp.EmulateViewport(1366, 900), chromedp.Navigate(e.srv.URL+"/"))
-		tb.media(scheme)
+		tb.do(viewport, chromedp.Navigate(e.srv.URL+"/"))
+		tb.media(pass.scheme)
 		tb.wait(`document.body.classList.contains('ready') && document.querySelectorAll('.mode-option').length >= 3 && document.querySelector('#spaces .space-name')`, "the start page")
-		tb.axe(src, scheme+" start page and spaces")
-		if scheme == "light" {
+		tb.axe(src, name+" start page and spaces")
+		if pass.scheme == "light" {
 			tb.ask("search", "How did presidents describe the economy in the 1930s?")
 			tb.wait(`document.querySelector('.turn-foot:not([hidden])')`, "the answer")
-			tb.axe(src, scheme+" answer")
+			tb.axe(src, name+" answer")
 		}
 		tb.do(chromedp.Navigate(e.srv.URL + "/c/" + chat.ID))
 		tb.wait(`document.querySelector('.asst-confirm .asst-yes') && document.querySelector('.turn .extras a[href$="report.pdf"], .turn .extras .report-card, .turn .extras [class*=report]')`, "the report and the confirmation")
-		tb.axe(src, scheme+" report and confirmation")
-		tb.do(chromedp.Click(css("#settings-open")))
+		tb.axe(src, name+" report and confirmation")
+		if pass.phone {
+			tb.screenshot("a11y-phone-" + pass.scheme)
+		}
+		tb.eval(`document.querySelector('#settings-open').click(), true`, nil)
 		tb.wait(`document.querySelector('#settings-dialog')?.open`, "the settings")
-		tb.axe(src, scheme+" settings")
+		tb.axe(src, name+" settings")
 	}
 
 	ae := newAccountsEnv(t, "sqlite", nil)

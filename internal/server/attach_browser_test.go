@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -62,6 +63,19 @@ func TestBrowserAttachFiles(t *testing.T) {
 				t.Errorf("size error %q (page overflows: %v)", msg, overflow)
 			}
 			tb.screenshot("attach-too-big-phone")
+			// The space made for the refused first file is not left
+			// behind, empty: the desktop chat's is the only one.
+			n := -1
+			for end := time.Now().Add(20 * time.Second); n != 1 && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+				var list struct {
+					Spaces []struct{ Description string }
+				}
+				do(t, http.MethodGet, e.srv.URL+"/api/spaces", nil, "", &list)
+				n = len(list.Spaces)
+			}
+			if n != 1 {
+				t.Errorf("%d spaces after a refused first upload, want the desktop chat's one", n)
+			}
 			continue
 		}
 		tb.do(chromedp.SetUploadFiles(css(".attach-input"), []string{small}))

@@ -91,6 +91,8 @@ func classify(ctx context.Context, err error) (status int, typ, code, msg string
 		return http.StatusNotFound, "not_found", "not_found", "not found"
 	case errors.Is(err, sova.ErrConflict):
 		return http.StatusConflict, "invalid_request_error", "conflict", "already exists"
+	case errors.Is(err, sova.ErrLimit):
+		return http.StatusConflict, "invalid_request_error", "limit_reached", publicText(err)
 	case errors.Is(err, sova.ErrInvalid):
 		return http.StatusBadRequest, "invalid_request_error", "invalid_request", publicText(err)
 	case errors.Is(err, egress.ErrBlocked):

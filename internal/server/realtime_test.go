@@ -17,6 +17,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/auth"
+	"github.com/sova-ai/sova/internal/limits"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
 	"github.com/sova-ai/sova/internal/realtime"
 	"github.com/sova-ai/sova/internal/realtime/realtimetest"
@@ -40,19 +41,29 @@ func newRTEnv(t *testing.T, upstreamModel string) *rtEnv { return newRTEnvTLS(t,
 // newRTEnvTLS serves /v1/realtime over TLS when tls is set: the openai
 // package's client always dials wss.
 func newRTEnvTLS(t *testing.T, upstreamModel string, tls bool) *rtEnv {
+	return newRTEnvWith(t, upstreamModel, tls, nil)
+}
+
+// newRTEnvWith lets the test change the handler's config and the user the
+// key stands for before the server starts.
+func newRTEnvWith(t *testing.T, upstreamModel string, tls bool, change func(*rtEnv, *realtime.Config, *sova.User)) *rtEnv {
 	t.Helper()
 	e := &rtEnv{asstEnv: newAsstEnv(t), audio: realtimetest.NewAudio(t)}
 	a := e.app
-	h := realtime.New(realtime.Config{
-		Runs: a.Service, Assistant: a.Assistant, Chats: a.Store,
-		Voice:         voice.New(voice.Config{BaseURL: e.audio.URL + "/v1", STTModel: "stt", TTSModel: "tts"}),
-		Upstream:      realtime.Upstream{BaseURL: e.audio.URL + "/v1", Model: upstreamModel},
-		MaxFrameBytes: 64 << 10,
-	})
 	user, err := a.Auth.Authenticate(httptest.NewRequest(http.MethodGet, "/api/chats", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg := realtime.Config{
+		Runs: a.Service, Assistant: a.Assistant, Chats: a.Store,
+		Voice:         voice.New(voice.Config{BaseURL: e.audio.URL + "/v1", STTModel: "stt", TTSModel: "tts"}),
+		Upstream:      realtime.Upstream{BaseURL: e.audio.URL + "/v1", Model: upstreamModel},
+		MaxFrameBytes: 64 << 10,
+	}
+	if change != nil {
+		change(e, &cfg, &user)
+	}
+	h := realtime.New(cfg)
 	keyAuth := auth.Func(func(r *http.Request) (sova.User, error) {
 		if r.Header.Get("Authorization") == "Bearer "+rtKey {
 			return user, nil
@@ -251,6 +262,25 @@ func TestRealtimeRefusesWithoutKeyAndOversizeFrames(t *testing.T) {
 }
 
 // untilSaid reads up to a finished response whose speech has substr.
+// drain reads what comes within a short while; the read that times out
+// closes the connection, so it ends a test's conversation.
+func (r *rtConn) drain() {
+	r.t.Helper()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		_, b, err := r.c.Read(ctx)
+		cancel()
+		if err != nil {
+			return
+		}
+		var ev map[string]any
+		if err := json.Unmarshal(b, &ev); err != nil {
+			r.t.Fatal(err)
+		}
+		r.seen = append(r.seen, ev)
+	}
+}
+
 func (r *rtConn) untilSaid(substr string) string {
 	r.t.Helper()
 	for {
@@ -458,4 +488,68 @@ func median(ds []time.Duration) time.Duration {
 		}
 	}
 	return s[len(s)/2]
+}
+
+// Each of the person's turns on the upstream path counts against their
+// daily messages, as a run does: the turn past the limit is refused with
+// rate_limit_exceeded, its answer is neither heard nor kept, and the
+// count is the same one typed questions use.
+func TestRealtimeUpstreamTurnsCountAgainstLimits(t *testing.T) {
+	var lim *limits.Limiter
+	e := newRTEnvWith(t, "gpt-4o-realtime-mini", false, func(e *rtEnv, c *realtime.Config, u *sova.User) {
+		u.ID, u.Role = "voice-fay", sova.RoleFree
+		lim = limits.New(limits.Config{Free: limits.Quota{Messages: 2, Extreme: 0}}, limits.StoreCounter{Store: e.app.Store})
+		c.Limiter = lim
+	})
+	up := realtimetest.NewUpstream(e.audio)
+	c := dialRT(t, e.wsURL("model=gpt-4o-realtime-mini&chat=voice-limits"), bearer(rtKey))
+	c.until("session.created")
+	c.send(map[string]any{"type": "session.update", "session": map[string]any{"type": "realtime", "audio": map[string]any{"input": map[string]any{"turn_detection": nil}}}})
+	c.until("session.updated")
+
+	for _, q := range []string{"Hello", "What time is it?"} {
+		e.audio.Say(q)
+		up.Script(realtimetest.Reply{Text: "Answer to " + q})
+		c.speak()
+		c.untilSaid("Answer to " + q)
+	}
+	// The third turn is over the limit of two.
+	e.audio.Say("One more thing")
+	up.Script(realtimetest.Reply{Text: "This must not be heard"})
+	c.speak()
+	ev := c.until("error")
+	if code := ev["error"].(map[string]any)["code"]; code != "rate_limit_exceeded" {
+		t.Fatalf("error %v", ev)
+	}
+	// The fake has answered (its reply is used up) by the time the
+	// transcript of the refused turn comes back; nothing of it reached the
+	// client.
+	c.until("conversation.item.input_audio_transcription.completed")
+	for end := time.Now().Add(5 * time.Second); up.Pending() > 0 && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.send(map[string]any{"type": "input_audio_buffer.clear"})
+	time.Sleep(300 * time.Millisecond)
+	c.drain()
+	for _, ev := range c.seen {
+		if b, _ := json.Marshal(ev); strings.Contains(string(b), "must not be heard") {
+			t.Fatalf("the refused turn's answer reached the client: %v", ev)
+		}
+	}
+	if n := c.count("response.done"); n != 2 {
+		t.Fatalf("%d responses reached the client, want the 2 admitted turns'", n)
+	}
+	u, err := lim.Usage(context.Background(), sova.User{ID: "voice-fay", Role: sova.RoleFree})
+	if err != nil || u.Messages.Used != 2 || u.Messages.Left != 0 {
+		t.Fatalf("usage %+v %v", u, err)
+	}
+	msgs, err := e.app.Store.ListMessages(context.Background(), "voice-fay", "voice-limits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if strings.Contains(m.Content, "One more thing") || strings.Contains(m.Content, "must not") {
+			t.Errorf("the refused turn was kept: %+v", m)
+		}
+	}
 }

@@ -108,6 +108,9 @@ type Options struct {
 	Setup SetupChecker
 	// Shares keeps share links (share.go); nil: off (SOVA_SHARE_LINKS).
 	Shares sova.ShareStore
+	// MaxShareLinks caps one person's live share links (SOVA_SHARE_LINKS_MAX;
+	// 0: no cap).
+	MaxShareLinks int
 }
 
 // Server serves the API.

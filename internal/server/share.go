@@ -55,7 +55,7 @@ func (s *Server) createShare(w http.ResponseWriter, r *http.Request) {
 	_, _ = rand.Read(b[:]) // crypto/rand never fails (Go 1.24)
 	secret := base64.RawURLEncoding.EncodeToString(b[:])
 	l := &sova.ShareLink{ID: shareID(secret), ChatID: r.PathValue("id"), UserID: userID(r)}
-	if err := s.opt.Shares.AddShareLink(r.Context(), l); err != nil {
+	if err := s.opt.Shares.AddShareLink(r.Context(), l, s.opt.MaxShareLinks); err != nil {
 		s.storeError(w, err)
 		return
 	}

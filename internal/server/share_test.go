@@ -18,9 +18,15 @@ import (
 // web page and a cited document.
 func sharedChatEnv(t *testing.T, on bool) (e *env, url, chatID string) {
 	t.Helper()
+	return sharedChatEnvMax(t, on, 0)
+}
+
+// sharedChatEnvMax is sharedChatEnv with a cap on a person's live links.
+func sharedChatEnvMax(t *testing.T, on bool, maxLinks int) (e *env, url, chatID string) {
+	t.Helper()
 	e = newEnv(t, nil)
 	a := e.app
-	opt := server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), Version: "test", Images: a.Images}
+	opt := server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), Version: "test", Images: a.Images, MaxShareLinks: maxLinks}
 	if on {
 		opt.Shares = a.Store
 	}
@@ -112,6 +118,35 @@ func TestShareLinksAPI(t *testing.T) {
 // The share button makes a link; the link opens a read-only page of the
 // chat on a phone without overflow; revoked, the page says it opens
 // nothing.
+// A person's live links are capped (SOVA_SHARE_LINKS_MAX): one more is
+// 409 limit_reached naming the cap, and revoking one makes room.
+func TestShareLinksCapAPI(t *testing.T) {
+	_, url, chatID := sharedChatEnvMax(t, true, 2)
+	var ids []string
+	for range 2 {
+		var made struct{ ID string }
+		if st := do(t, "POST", url+"/api/chats/"+chatID+"/shares", nil, "", &made); st != http.StatusCreated {
+			t.Fatalf("POST shares under the cap: %d", st)
+		}
+		ids = append(ids, made.ID)
+	}
+	var refused apiErr
+	if st := do(t, "POST", url+"/api/chats/"+chatID+"/shares", nil, "", &refused); st != http.StatusConflict ||
+		refused.Error.Code != "limit_reached" || !strings.Contains(refused.Error.Message, "2 live share links") {
+		t.Fatalf("the third link: %d %+v", st, refused)
+	}
+	var list struct{ Shares []sova.ShareLink }
+	if do(t, "GET", url+"/api/chats/"+chatID+"/shares", nil, "", &list); len(list.Shares) != 2 {
+		t.Errorf("links after the refusal: %+v", list.Shares)
+	}
+	if st := do(t, "DELETE", url+"/api/chats/"+chatID+"/shares/"+ids[0], nil, "", nil); st != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", st)
+	}
+	if st := do(t, "POST", url+"/api/chats/"+chatID+"/shares", nil, "", nil); st != http.StatusCreated {
+		t.Errorf("a link after one was revoked: %d", st)
+	}
+}
+
 func TestBrowserShareLink(t *testing.T) {
 	browser := newBrowser(t)
 	_, url, chatID := sharedChatEnv(t, true)

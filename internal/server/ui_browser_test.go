@@ -202,7 +202,7 @@ func (tb *tab) wait(cond, what string) {
 	_, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(60*time.Second), chromedp.WithPollingInterval(25*time.Millisecond)))
 	if err != nil {
 		var html string
-		html, _ = chromedp.Run(tb.ctx, chromedp.Evaluate[string](`(document.querySelector('#thread')?.innerText.slice(0, 1500) || '') + '\n' + [...document.querySelectorAll('#toast, [role=alert]')].map(e => e.innerText).join('\n')`))
+		html, _ = chromedp.Run(tb.ctx, chromedp.Evaluate[string](`(document.querySelector('#thread')?.innerText.slice(0, 1500) || '') + '\n' + (document.querySelector('.voice-mode')?.innerText.slice(0, 1500) || '') + '\n' + [...document.querySelectorAll('#toast, [role=alert]')].map(e => e.innerText).join('\n')`))
 		tb.t.Fatalf("waiting for %s: %v\npage text:\n%s", what, err, html)
 	}
 }

@@ -11,11 +11,13 @@ import (
 
 // voiceRoutes serve speech to text and text to speech through the model
 // endpoint (voice.go); GET /api/audio says which are on, so the UI hides
-// the microphone without them.
+// the microphone without them (and the voice mode without /v1/realtime).
 func (s *Server) voiceRoutes() {
 	s.handle("GET /api/audio", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{
 			"transcription": s.opt.Voice.CanTranscribe(), "speech": s.opt.Voice.CanSpeak(), "voice": voiceName(s.opt.Voice),
+			// The browser's voice mode talks over /v1/realtime.
+			"realtime": s.opt.Realtime != nil,
 		})
 	})
 	if s.opt.Voice == nil {

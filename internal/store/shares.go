@@ -11,7 +11,7 @@ import (
 var _ sova.ShareStore = (*DB)(nil)
 
 // AddShareLink implements sova.ShareStore.
-func (s *DB) AddShareLink(ctx context.Context, l *sova.ShareLink) error {
+func (s *DB) AddShareLink(ctx context.Context, l *sova.ShareLink, max int) error {
 	if l == nil || l.ID == "" || l.UserID == "" || l.ChatID == "" {
 		return fmt.Errorf("store: add share link: %w: a link needs an id, a user and a chat", sova.ErrInvalid)
 	}
@@ -26,6 +26,21 @@ func (s *DB) AddShareLink(ctx context.Context, l *sova.ShareLink) error {
 	if _, err := s.exec(ctx, `INSERT INTO share_links (id, chat_id, user_id, created_at) VALUES (?, ?, ?, ?)`,
 		l.ID, l.ChatID, l.UserID, s.d.time(l.CreatedAt)); err != nil {
 		return fmt.Errorf("store: add share link: %w", s.d.mapErr(err))
+	}
+	if max <= 0 {
+		return nil
+	}
+	// Counted after the insert, so that two links added at once cannot
+	// both pass the cap; the one over it is taken back.
+	var n int
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM share_links WHERE user_id = ?`, l.UserID).Scan(&n); err != nil {
+		return fmt.Errorf("store: add share link: counting the user's links: %w", s.d.mapErr(err))
+	}
+	if n > max {
+		if _, err := s.exec(ctx, `DELETE FROM share_links WHERE id = ?`, l.ID); err != nil {
+			return fmt.Errorf("store: add share link: taking back a link over the cap: %w", s.d.mapErr(err))
+		}
+		return fmt.Errorf("%w: %d live share links per person; revoke one to share another", sova.ErrLimit, max)
 	}
 	return nil
 }

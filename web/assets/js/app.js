@@ -504,6 +504,9 @@ async function refreshTitles(chatId) {
 
 // ---- chats ----
 
+// The voice mode keeps its conversation as a chat (views/voicemode.js).
+document.addEventListener('sova:chats-changed', () => loadChats());
+
 async function loadChats() {
   try {
     const body = await api.chats();

@@ -144,13 +144,14 @@ export class Attachments {
   async send(f, file) {
     f.state = 'uploading';
     this.render();
+    let made = null; // the space made for this file, while it holds nothing
     try {
       if (!this.spaceId) {
         // Space names are unique per person: the time and a random tail
         // tell one chat's attachments from another's.
         const name = `${t('attachSpace')} ${new Date().toISOString().slice(0, 16).replace('T', ' ')} ${crypto.randomUUID().slice(0, 6)}`;
         const sp = await json('POST', '/api/spaces', { name, description: MARK + (this.chatId || '') });
-        this.spaceId = sp.id;
+        this.spaceId = made = sp.id;
       }
       await upload(this.spaceId, file, (p) => {
         f.progress = p;
@@ -161,6 +162,16 @@ export class Attachments {
     } catch (e) {
       f.state = 'error';
       f.error = e.message;
+      if (made && this.spaceId === made) {
+        // The first file was refused: the space made for it would stay
+        // in the person's list, empty. The next file makes a new one.
+        this.spaceId = null;
+        try {
+          await json('DELETE', `/api/spaces/${encodeURIComponent(made)}`);
+        } catch {
+          // an empty space left behind is harmless; the file's error is what to show
+        }
+      }
     }
     this.render();
   }

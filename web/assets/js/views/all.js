@@ -3,4 +3,5 @@
 import './extreme.js';
 import './assistant.js';
 import './voice.js';
+import './voicemode.js';
 import './groups.js';

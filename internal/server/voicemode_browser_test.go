@@ -1,0 +1,274 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/sova-ai/sova/internal/llm/llmtest"
+	"github.com/sova-ai/sova/internal/realtime"
+	"github.com/sova-ai/sova/internal/realtime/realtimetest"
+	"github.com/sova-ai/sova/internal/server"
+	"github.com/sova-ai/sova/internal/voice"
+)
+
+// The assistant's voice mode in the browser, with Chromium's fake
+// microphone playing a WAV the test writes (two utterances, then a long
+// silence), against an endpoint without Realtime (the cascade, over the
+// fake audio API): the person's transcript and the answer's show, its
+// audio arrives, a held send is shown as the card and approved with its
+// button, and the conversation is kept as a chat.
+func TestBrowserVoiceMode(t *testing.T) {
+	path := chromiumPath()
+	if path == "" {
+		t.Skip("chromium is not installed (Debian: apt-get install chromium); the UI tests drive a real headless browser")
+	}
+	e := newAsstEnv(t)
+	audio := realtimetest.NewAudio(t)
+	audio.TTSFirstByte = 20 * time.Millisecond
+	audio.Say("What did Anna write about the Vostok project?", "Reply to Anna that Tuesday works")
+	e.script(
+		llmtest.Text("Anna wrote that the Vostok deadline moves to March [1]."),
+		llmtest.Calls(call("v2", "office__send_email", `{"to":"anna@example.com","subject":"Vostok","body":"Tuesday works."}`)),
+	)
+	a := e.app
+	vc := voice.New(voice.Config{BaseURL: audio.URL + "/v1", STTModel: "stt", TTSModel: "tts"})
+	rt := realtime.New(realtime.Config{Runs: a.Service, Assistant: a.Assistant, Chats: a.Store, Voice: vc,
+		Upstream: realtime.Upstream{BaseURL: audio.URL + "/v1"}})
+	srv := httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), Version: "test",
+		Assistant: a.Assistant, MCPServers: a.Store, MCPAdmin: a.MCP.Servers(), Voice: vc, Realtime: rt}))
+	t.Cleanup(srv.Close)
+
+	wav := filepath.Join(t.TempDir(), "speech.wav")
+	if err := os.WriteFile(wav, speechWAV(48000, []utterance{{at: 0.5, dur: 1.2}, {at: 9, dur: 1.2}}, 70), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tb := newTab(t, newMicBrowser(t, path, wav))
+	tb.do(chromedp.EmulateViewport(1280, 1000), chromedp.Navigate(srv.URL+"/"))
+	tb.media("light")
+	tb.wait(`document.body.classList.contains('ready') && document.querySelectorAll('.mode-option').length >= 3`, "the page")
+	// The voice mode belongs to the assistant: hidden in other modes.
+	var hidden bool
+	tb.eval(`document.querySelector('.voice-mode-btn').hidden`, &hidden)
+	if !hidden {
+		t.Error("the voice mode button shows outside the assistant mode")
+	}
+	tb.do(chromedp.Click(css("#mode-btn")), chromedp.Click(css(`.mode-option[data-mode="assistant"]`)))
+	tb.wait(`document.querySelector('#mode-btn').dataset.mode === 'assistant' && !document.querySelector('.voice-mode-btn').hidden`, "the voice mode button")
+
+	tb.do(chromedp.Click(css(".voice-mode-btn")))
+	tb.wait(`[...document.querySelectorAll('.voice-mode .vm-user .vm-text')].some(x => x.textContent === 'What did Anna write about the Vostok project?')`, "the person's transcript")
+	tb.wait(`[...document.querySelectorAll('.voice-mode .vm-assistant .vm-text')].some(x => x.textContent.includes('moves to March'))`, "the answer's transcript")
+	tb.wait(`+document.querySelector('.voice-mode').dataset.audioBytes > 0`, "the answer's audio")
+	var said string
+	tb.eval(`document.querySelector('.voice-mode .vm-assistant .vm-text').textContent`, &said)
+	if strings.Contains(said, "[1]") {
+		t.Errorf("the spoken transcript has a citation marker: %q", said)
+	}
+
+	// The second utterance asks for a send: held, shown as the card.
+	tb.wait(`!!document.querySelector('.voice-mode .asst-confirm .asst-yes')`, "the held send's card")
+	var card string
+	tb.eval(`document.querySelector('.voice-mode .asst-confirm').innerText`, &card)
+	for _, want := range []string{"anna@example.com", "Vostok", "Tuesday works."} {
+		if !strings.Contains(card, want) {
+			t.Errorf("the card lacks %q: %q", want, card)
+		}
+	}
+	if len(e.office.Sent()) != 0 {
+		t.Fatal("sent before the approval")
+	}
+	tb.screenshot("voice-mode-confirmation")
+	e.script(llmtest.Text("I sent Anna your reply."))
+	tb.do(chromedp.Click(css(".voice-mode .asst-confirm .asst-yes")))
+	tb.wait(`[...document.querySelectorAll('.voice-mode .vm-assistant .vm-text')].some(x => x.textContent.includes('sent Anna'))`, "the answer after the approval")
+	if len(e.office.Sent()) != 1 {
+		t.Errorf("sent %d mails after the approval, want 1", len(e.office.Sent()))
+	}
+	tb.screenshot("voice-mode")
+
+	var chatID string
+	tb.eval(`document.querySelector('.voice-mode').dataset.chat || ''`, &chatID)
+	tb.do(chromedp.Click(css(".voice-mode .vm-stop")))
+	tb.wait(`document.querySelector('.voice-mode').dataset.state === 'ended' && !document.querySelector('.voice-mode-btn').classList.contains('on')`, "the conversation ended")
+	if chatID == "" {
+		t.Fatal("the session named no chat")
+	}
+	tb.wait(`[...document.querySelectorAll('.chat-item')].some(x => x.dataset.id === `+jsString(chatID)+`)`, "the voice chat in the sidebar")
+	msgs, err := a.Store.ListMessages(context.Background(), e.user, chatID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, m := range msgs {
+		kept = append(kept, m.Role+": "+m.Content)
+	}
+	all := strings.Join(kept, "\n")
+	for _, want := range []string{"user: What did Anna write about the Vostok project?", "moves to March", "user: Reply to Anna that Tuesday works", "I sent Anna your reply."} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the stored chat lacks %q:\n%s", want, all)
+		}
+	}
+}
+
+// A refused microphone is said plainly, and nothing is left running.
+func TestBrowserVoiceModeNoMicrophone(t *testing.T) {
+	path := chromiumPath()
+	if path == "" {
+		t.Skip("chromium is not installed (Debian: apt-get install chromium); the UI tests drive a real headless browser")
+	}
+	e := newAsstEnv(t)
+	audio := realtimetest.NewAudio(t)
+	a := e.app
+	vc := voice.New(voice.Config{BaseURL: audio.URL + "/v1", STTModel: "stt", TTSModel: "tts"})
+	rt := realtime.New(realtime.Config{Runs: a.Service, Assistant: a.Assistant, Chats: a.Store, Voice: vc})
+	srv := httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), Version: "test",
+		Assistant: a.Assistant, Voice: vc, Realtime: rt}))
+	t.Cleanup(srv.Close)
+	// The shared browser has no fake microphone. The tab may run axe-core
+	// (the panel is checked too when it is installed).
+	tb := axeTab(t, newBrowser(t))
+	tb.do(chromedp.EmulateViewport(1280, 1000), chromedp.Navigate(srv.URL+"/"))
+	tb.wait(`document.body.classList.contains('ready') && document.querySelectorAll('.mode-option').length >= 3`, "the page")
+	tb.do(chromedp.Click(css("#mode-btn")), chromedp.Click(css(`.mode-option[data-mode="assistant"]`)))
+	tb.wait(`!document.querySelector('.voice-mode-btn').hidden`, "the voice mode button")
+	tb.eval(`Object.defineProperty(navigator.mediaDevices, 'getUserMedia', {configurable: true,
+		value: async () => { throw new DOMException('Permission denied', 'NotAllowedError'); }}), true`, nil)
+	tb.do(chromedp.Click(css(".voice-mode-btn")))
+	tb.wait(`document.querySelector('.voice-mode') && document.querySelector('.voice-mode').dataset.state === 'ended'`, "the conversation refused")
+	var msg string
+	tb.eval(`document.querySelector('.voice-mode .vm-error').innerText`, &msg)
+	if !strings.Contains(msg, "Microphone access was refused") {
+		t.Errorf("error shown: %q", msg)
+	}
+	tb.screenshot("voice-mode-no-mic")
+	// The panel, its error included, and the composer with the voice
+	// mode's button fit a 360 px phone.
+	tb.do(chromedp.EmulateViewport(360, 780, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+	tb.eval(`new Promise(r => requestAnimationFrame(() => r(true)))`, nil)
+	var fits bool
+	tb.eval(`(() => { const box = document.querySelector('.composer-box').getBoundingClientRect();
+		return document.documentElement.scrollWidth <= innerWidth &&
+			[...document.querySelectorAll('.voice-mode *')].every(el => el.getBoundingClientRect().right <= innerWidth + 1) &&
+			[...document.querySelectorAll('.composer-bar > *')].filter(el => el.checkVisibility()).every(el => el.getBoundingClientRect().right <= box.right + 1); })()`, &fits)
+	if !fits {
+		t.Error("the voice panel or the composer's buttons overflow a 360 px phone")
+	}
+	tb.screenshot("voice-mode-phone")
+	_, file, _, _ := runtime.Caller(0)
+	if src, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "test", "axe", "node_modules", "axe-core", "axe.min.js")); err == nil {
+		tb.axe(string(src), "the voice mode's panel")
+	} else {
+		t.Logf("the panel is not checked with axe-core (npm ci --prefix test/axe): %v", err)
+	}
+}
+
+// A server without a speech-to-text model says so in the panel when the
+// person has spoken, in words that name what to set.
+func TestBrowserVoiceModeWithoutSpeechModel(t *testing.T) {
+	path := chromiumPath()
+	if path == "" {
+		t.Skip("chromium is not installed (Debian: apt-get install chromium); the UI tests drive a real headless browser")
+	}
+	e := newAsstEnv(t)
+	audio := realtimetest.NewAudio(t)
+	a := e.app
+	vc := voice.New(voice.Config{BaseURL: audio.URL + "/v1"}) // neither model set
+	rt := realtime.New(realtime.Config{Runs: a.Service, Assistant: a.Assistant, Chats: a.Store, Voice: vc})
+	srv := httptest.NewServer(server.New(server.Options{Service: a.Service, Store: a.Store, Auth: testAuth(a), Version: "test",
+		Assistant: a.Assistant, Voice: vc, Realtime: rt}))
+	t.Cleanup(srv.Close)
+	wav := filepath.Join(t.TempDir(), "speech.wav")
+	if err := os.WriteFile(wav, speechWAV(48000, []utterance{{at: 0.5, dur: 1.2}}, 60), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tb := newTab(t, newMicBrowser(t, path, wav))
+	tb.do(chromedp.EmulateViewport(1280, 1000), chromedp.Navigate(srv.URL+"/"))
+	tb.wait(`document.body.classList.contains('ready') && document.querySelectorAll('.mode-option').length >= 3`, "the page")
+	tb.do(chromedp.Click(css("#mode-btn")), chromedp.Click(css(`.mode-option[data-mode="assistant"]`)))
+	tb.wait(`!document.querySelector('.voice-mode-btn').hidden`, "the voice mode button")
+	tb.do(chromedp.Click(css(".voice-mode-btn")))
+	tb.wait(`!document.querySelector('.voice-mode .vm-error').hidden`, "the error")
+	var msg string
+	tb.eval(`document.querySelector('.voice-mode .vm-error').innerText`, &msg)
+	if !strings.Contains(msg, "could not be transcribed") || !strings.Contains(msg, "SOVA_STT_MODEL") {
+		t.Errorf("error shown: %q", msg)
+	}
+	tb.screenshot("voice-mode-no-stt")
+	tb.do(chromedp.Click(css(".voice-mode .vm-stop")))
+	tb.wait(`document.querySelector('.voice-mode').dataset.state === 'ended'`, "the conversation ended")
+}
+
+// newMicBrowser starts a Chromium of the test's own whose fake microphone
+// plays wav: the flags that choose the capture file hold for a whole
+// process, so the shared browser cannot take them.
+func newMicBrowser(t *testing.T, path, wav string) context.Context {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("use-fake-ui-for-media-stream", true), chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-file-for-fake-audio-capture", wav),
+		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1000),
+	}
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting chromium with a fake microphone: %v", err)
+	}
+	return bctx
+}
+
+// utterance is a stretch of speech-like sound: at and dur in seconds.
+type utterance struct{ at, dur float64 }
+
+// speechWAV is a mono PCM16 WAV of total seconds at rate: silence but for
+// the utterances, each a voiced sound (a 140 Hz fundamental with its
+// harmonics, its loudness moving at syllable pace) that the server's voice
+// activity detection hears as speech and noise suppression keeps.
+func speechWAV(rate int, parts []utterance, total float64) []byte {
+	n := int(total * float64(rate))
+	pcm := make([]int16, n)
+	for _, u := range parts {
+		from, to := int(u.at*float64(rate)), int((u.at+u.dur)*float64(rate))
+		for i := from; i < to && i < n; i++ {
+			x := float64(i-from) / float64(rate)
+			env := 0.55 + 0.45*math.Sin(2*math.Pi*4*x)
+			var v float64
+			for k := 1; k <= 8; k++ {
+				v += math.Sin(2*math.Pi*140*float64(k)*x) / float64(k)
+			}
+			pcm[i] = int16(9000 * env * v / 2.7)
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString("RIFF")
+	_ = binary.Write(&b, binary.LittleEndian, uint32(36+2*n))
+	b.WriteString("WAVEfmt ")
+	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(rate), uint32(2 * rate), uint16(2), uint16(16)} {
+		_ = binary.Write(&b, binary.LittleEndian, v)
+	}
+	b.WriteString("data")
+	_ = binary.Write(&b, binary.LittleEndian, uint32(2*n))
+	_ = binary.Write(&b, binary.LittleEndian, pcm)
+	return b.Bytes()
+}
