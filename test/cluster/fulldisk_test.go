@@ -194,14 +194,7 @@ func TestFullDiskLeavesNoRunRunning(t *testing.T) {
 // to its finish.
 func TestSIGTERMMidStreamHandsDurableRunsOver(t *testing.T) {
 	c := newCluster(t)
-	// The model answers only once the disk is full: on a loaded machine
-	// the runs would otherwise finish before the filler is written.
-	full := make(chan struct{})
 	c.model.Handle(func(r *llmtest.Request) llmtest.Reply {
-		select {
-		case <-full:
-		case <-time.After(60 * time.Second):
-		}
 		reply := c.model.Respond(r)
 		reply.Delay = 250 * time.Millisecond
 		return reply
@@ -344,14 +337,7 @@ func TestRedisDownMidRun(t *testing.T) {
 	c.sova("users", "add", "fay", "--role", "free")
 	pro := strings.TrimSpace(c.sova("keys", "create", "--user", "pia"))
 	free := strings.TrimSpace(c.sova("keys", "create", "--user", "fay"))
-	// The model answers only once the disk is full: on a loaded machine
-	// the runs would otherwise finish before the filler is written.
-	full := make(chan struct{})
 	c.model.Handle(func(r *llmtest.Request) llmtest.Reply {
-		select {
-		case <-full:
-		case <-time.After(60 * time.Second):
-		}
 		reply := c.model.Respond(r)
 		reply.Delay = 250 * time.Millisecond // slow enough for the runs to outlast the outage's start
 		return reply
@@ -453,14 +439,7 @@ func TestRedisDownMidRun(t *testing.T) {
 // their clients' streams end with the finish, and no usage is given up.
 func TestDatabaseConnectionsKilledMidRun(t *testing.T) {
 	c := newCluster(t)
-	// The model answers only once the disk is full: on a loaded machine
-	// the runs would otherwise finish before the filler is written.
-	full := make(chan struct{})
 	c.model.Handle(func(r *llmtest.Request) llmtest.Reply {
-		select {
-		case <-full:
-		case <-time.After(60 * time.Second):
-		}
 		reply := c.model.Respond(r)
 		reply.Delay = 100 * time.Millisecond
 		return reply
