@@ -15,8 +15,8 @@ import (
 
 	"github.com/sova-ai/sova"
 	"github.com/sova-ai/sova/internal/egress"
-	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/errtext"
+	"github.com/sova-ai/sova/internal/event"
 )
 
 // StatusClientClosedRequest is written (for the log; nobody reads it) when
