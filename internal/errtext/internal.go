@@ -16,6 +16,9 @@ var internalRE = regexp.MustCompile(
 		`|(?i:\b(sql|pq|redis|sqlite3?|pgx|pgconn|x509|tls|json|mime|multipart|http2?|strconv\.\w+|proxyconnect)\s*: )` +
 		`|(?i:\b(dial|read|write) (tcp|udp|unix)\d?\b)` +
 		`|(?i:\blookup \S+( on \S+)?: )` +
+		// net/url's "Get \"https://…\": …" and io/fs's "open /x: …".
+		"|\\b[A-Z][a-z]+ \"[a-z][a-z0-9+.-]*://[^\"]*\": " +
+		`|\b(open|stat|lstat|readdir|ReadDir|mkdir|remove|rename) /\S*: ` +
 		`|SQLSTATE|(?i:violates \w+ constraint)|(?i:\bconstraint failed\b)|\brelation "` +
 		`|(?i:runtime error|goroutine \d|panic: |Go struct field|Go value of type)` +
 		`|\bcontext (canceled|deadline exceeded)\b|i/o timeout|broken pipe|\bunexpected EOF\b|\bEOF\b` +

@@ -68,6 +68,16 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, typ,
 		return
 	}
 	msg := errtext.ForPerson(err, sova.ErrInvalid, sova.ErrNotFound, sova.ErrConflict)
+	var (
+		ue *url.Error
+		oe *net.OpError
+		de *net.DNSError
+	)
+	if msg == "" && (errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &de)) {
+		// A source the person named could not be reached: say why in
+		// words that name no address.
+		msg = fallback + ": " + errtext.Network(err)
+	}
 	if msg == "" {
 		id := errtext.NewID()
 		s.opt.Logger.Log(requestContext(r), slogLevel(status), "request refused", "error_id", id, "status", status, "code", code, "err", errtext.Detail(err))

@@ -40,7 +40,12 @@ func (s *Server) usage(r *http.Request, u sova.User) *limits.Usage {
 // endpoint shares (OpenAI's on /v1), or 503 with Retry-After when the
 // limit could not be checked (limits.Unavailable). It reports whether err
 // was one.
-func rateLimited(w http.ResponseWriter, err error) bool {
+func rateLimited(w http.ResponseWriter, r *http.Request, err error) bool {
+	if cancelled(requestContext(r), err) && errors.As(err, new(*limits.Unavailable)) {
+		// The counters did not answer because the client went away.
+		w.WriteHeader(StatusClientClosedRequest)
+		return true
+	}
 	var down *limits.Unavailable
 	if errors.As(err, &down) {
 		// The limit could not be checked: 503, the counters' address and

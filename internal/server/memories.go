@@ -132,7 +132,7 @@ func (s *Server) connectorError(w http.ResponseWriter, r *http.Request, err erro
 	case errors.Is(err, connectors.ErrForbidden):
 		s.refuse(w, r, http.StatusForbidden, "permission_error", "forbidden", err, "the connected source refused access")
 	case errors.Is(err, sova.ErrInvalid):
-		s.refuse(w, r, http.StatusBadRequest, "invalid_request_error", "invalid_connector", err, "the connector is invalid")
+		s.refuse(w, r, http.StatusBadRequest, "invalid_request_error", "invalid_connector", err, "cannot read the source")
 	default:
 		s.failure(w, r, err, "the connected source")
 	}

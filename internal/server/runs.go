@@ -257,7 +257,7 @@ func safeFileName(prefix, text, id string) string {
 }
 
 func (s *Server) runStoreError(w http.ResponseWriter, r *http.Request, err error) {
-	if rateLimited(w, err) { // limits.go
+	if rateLimited(w, r, err) { // limits.go
 		return
 	}
 	switch {

@@ -304,7 +304,7 @@ func jsonKind(kind string) string {
 
 // runError maps a validation error from the run service to a response.
 func (s *Server) runError(w http.ResponseWriter, r *http.Request, err error, unknownCode string) {
-	if rateLimited(w, err) { // limits.go
+	if rateLimited(w, r, err) { // limits.go
 		return
 	}
 	bad := func(code, fallback string) {
@@ -337,6 +337,10 @@ func (s *Server) runError(w http.ResponseWriter, r *http.Request, err error, unk
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if err := s.opt.Store.Ping(r.Context()); err != nil {
+		if cancelled(r.Context(), err) {
+			w.WriteHeader(StatusClientClosedRequest)
+			return
+		}
 		s.opt.Logger.Warn("health check: the store does not answer", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "store": "unavailable"})
 		return
@@ -367,6 +371,11 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 			s.opt.Logger.Warn("readiness: Redis does not answer", "err", err)
 			checks["redis"], ok = "unavailable", false
 		}
+	}
+	if r.Context().Err() != nil {
+		// The probe went away: what failed is its own leaving.
+		w.WriteHeader(StatusClientClosedRequest)
+		return
 	}
 	status, code := "ok", http.StatusOK
 	if !ok {
