@@ -155,9 +155,10 @@ func TestNoRouteFamilyLeaksInternals(t *testing.T) {
 
 	newRequest := func(ctx context.Context, rt route, ids map[string]string) *http.Request {
 		t.Helper()
-		path := rt.path
+		path, text := rt.path, rt.body
 		for k, v := range ids {
 			path = strings.ReplaceAll(path, "{"+k+"}", v)
+			text = strings.ReplaceAll(text, "{"+k+"}", v)
 		}
 		var body io.Reader
 		ctype := ""
@@ -170,7 +171,7 @@ func TestNoRouteFamilyLeaksInternals(t *testing.T) {
 			_ = mw.Close()
 			body, ctype = &buf, mw.FormDataContentType()
 		case rt.body != "":
-			body, ctype = strings.NewReader(rt.body), "application/json"
+			body, ctype = strings.NewReader(text), "application/json"
 		}
 		req, err := http.NewRequestWithContext(ctx, rt.method, srv.URL+path, body)
 		if err != nil {
