@@ -144,6 +144,20 @@ func TestBadTextRefusedAtTheEdge(t *testing.T) {
 				{"GET", "/api/chats?q=%00", ""},
 				{"GET", "/api/chats/%00", ""},
 				{"GET", "/api/chats?q=%ff", ""},
+				// One of every other route family: runs, spaces, the
+				// assistant, MCP and connectors, admin, share links, voice.
+				{"GET", "/api/runs/%00", ""},
+				{"GET", "/agents/%ff/state", ""},
+				{"POST", "/api/spaces", `{"name":"notes\u0000"}`},
+				{"GET", "/api/spaces/s1/search?q=%00", ""},
+				{"POST", "/api/tasks/execute", `{"task":"compare \u0000"}`},
+				{"POST", "/api/mcp/servers", "{\"name\":\"m\xc3\",\"url\":\"https://mcp.example.com/\"}"},
+				{"POST", "/api/spaces/s1/connector", `{"kind":"webdav","location":"https://cloud.example.com/\u0000"}`},
+				{"GET", "/api/admin/usage?user=%ff", ""},
+				{"POST", "/api/chats/%00/shares", ""},
+				{"GET", "/api/shared/%ff", ""},
+				{"POST", "/api/audio/speech", `{"text":"hello\u0000"}`},
+				{"PUT", "/api/me", "{\"language\":\"\xff\"}"},
 			} {
 				resp, body := e.as(t, "", tc.method, tc.path, tc.body)
 				if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "invalid_text") {
