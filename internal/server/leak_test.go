@@ -27,6 +27,7 @@ import (
 type route struct {
 	family, method, path, body string
 	role                       string // the user's role: free unless set
+	as                         string // who asks: ann unless set
 	multipart                  string // the form field a file is sent in, for an upload
 }
 
@@ -141,6 +142,9 @@ func TestNoRouteFamilyLeaksInternals(t *testing.T) {
 		if role == "" {
 			role = sova.RoleFree
 		}
+		if r.Header.Get("X-Test-As") == "bob" {
+			return sova.User{ID: "bob", Name: "bob", Role: role}, nil
+		}
 		return sova.User{ID: "ann", Name: "ann", Role: role}, nil
 	})
 	h := server.New(server.Options{Service: a.Service, Store: a.Store, Auth: who, Version: "test",
@@ -187,7 +191,11 @@ func TestNoRouteFamilyLeaksInternals(t *testing.T) {
 	}
 	do := func(rt route, ids map[string]string) (*http.Response, string) {
 		t.Helper()
-		resp, err := client.Do(newRequest(context.Background(), rt, ids))
+		req := newRequest(context.Background(), rt, ids)
+		if rt.as != "" {
+			req.Header.Set("X-Test-As", rt.as)
+		}
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatalf("%s %s: %v", rt.method, rt.path, err)
 		}
@@ -234,6 +242,22 @@ func TestNoRouteFamilyLeaksInternals(t *testing.T) {
 			t.Errorf("%s: only %d route families", phase, len(families))
 		}
 	}
+	// What is ann's is a 404 for bob, on every route that names it, as
+	// for an id that does not exist.
+	for _, rt := range everyRoute {
+		if !strings.Contains(rt.path, "{") {
+			continue
+		}
+		rt.as = "bob"
+		resp, body := do(rt, ids)
+		if resp.StatusCode != http.StatusNotFound || leaks(body) != "" || strings.Contains(body, "tea") || strings.Contains(body, "Australia") {
+			t.Errorf("bob: %s %s of ann's: %d %s", rt.method, rt.path, resp.StatusCode, body)
+		}
+	}
+	if resp, body := do(route{method: "GET", path: "/api/memories"}, ids); !strings.Contains(body, "ann likes tea") {
+		t.Errorf("ann's memory after bob's attempts: %d %s", resp.StatusCode, body)
+	}
+
 	check("model endpoint down")
 
 	// A request whose client went away is never a server failure.
