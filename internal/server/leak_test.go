@@ -224,6 +224,17 @@ func TestNoRouteFamilyLeaksInternals(t *testing.T) {
 		t.Fatalf("the memory: %d %s", resp.StatusCode, body)
 	}
 	ids["memory"] = mem.ID
+	// The space is connected to a share that stopped answering: its last
+	// sync's error, as the sync stored it, names the library's calls and
+	// the share's address.
+	conn := &sova.Connector{UserID: "ann", SpaceID: sp.ID, Kind: sova.ConnectorWebDAV, Location: "http://" + ids["closed"] + "/dav/"}
+	if err := a.Store.PutConnector(context.Background(), conn); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.SetConnectorSynced(context.Background(), conn.ID, time.Now(), sova.SyncResult{},
+		`listing / on the WebDAV share: ReadDir /: Propfind "http://`+ids["closed"]+`/dav/": dial tcp `+ids["closed"]+`: connect: connection refused`); err != nil {
+		t.Fatal(err)
+	}
 
 	check := func(phase string) {
 		t.Helper()
@@ -231,7 +242,9 @@ func TestNoRouteFamilyLeaksInternals(t *testing.T) {
 		for _, rt := range everyRoute {
 			resp, body := do(rt, ids)
 			families[rt.family] = true
-			if bad := leaks(body); bad != "" {
+			// The share's address is the person's own, shown as given.
+			shown := strings.ReplaceAll(body, `"location":"http://`+ids["closed"]+`/dav/"`, `"location":"…"`)
+			if bad := leaks(shown); bad != "" {
 				t.Errorf("%s: %s %s: %d carries %q: %s", phase, rt.method, rt.path, resp.StatusCode, bad, body)
 			}
 			if resp.StatusCode == http.StatusInternalServerError && !strings.Contains(body, "error id") {

@@ -8,6 +8,7 @@ import (
 	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/connectors"
+	"github.com/sova-ai/sova/internal/errtext"
 	"github.com/sova-ai/sova/internal/memory"
 )
 
@@ -148,6 +149,9 @@ func (s *Server) listConnectors(w http.ResponseWriter, r *http.Request) {
 		s.connectorError(w, r, err)
 		return
 	}
+	for i := range list {
+		s.safeSyncError(&list[i])
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"connectors": list})
 }
 
@@ -161,6 +165,7 @@ func (s *Server) getConnector(w http.ResponseWriter, r *http.Request) {
 		s.connectorError(w, r, err)
 		return
 	}
+	s.safeSyncError(c)
 	writeJSON(w, http.StatusOK, c)
 }
 
@@ -182,6 +187,7 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request) {
 		s.connectorError(w, r, err)
 		return
 	}
+	s.safeSyncError(c)
 	writeJSON(w, http.StatusCreated, c)
 }
 
@@ -207,5 +213,21 @@ func (s *Server) syncConnector(w http.ResponseWriter, r *http.Request) {
 		s.connectorError(w, r, err)
 		return
 	}
+	s.safeSyncError(c)
 	writeJSON(w, http.StatusOK, c)
+}
+
+// safeSyncError keeps of a connector's last sync error what the person
+// may read: the sync stored its whole text (a WebDAV library's words, the
+// share's address), which stays in the log.
+func (s *Server) safeSyncError(c *sova.Connector) {
+	if c == nil || c.LastError == "" {
+		return
+	}
+	if msg := errtext.ForPerson(errors.New(c.LastError)); msg != "" {
+		c.LastError = msg
+		return
+	}
+	s.opt.Logger.Debug("a connector's last sync error", "connector", c.ID, "err", c.LastError)
+	c.LastError = "the last sync could not read the source; the server log has the details"
 }
