@@ -33,6 +33,18 @@ func Internal(s string) bool {
 	return internalRE.MatchString(s)
 }
 
+// Cut is the part of s before the first thing Internal finds in it,
+// without the separator that led there ("Frankfurter: no answer within
+// 10s: context deadline exceeded" is "Frankfurter: no answer within
+// 10s"); s itself when it shows nothing internal, "" when nothing is left.
+func Cut(s string) string {
+	loc := internalRE.FindStringIndex(s)
+	if loc == nil {
+		return strings.TrimSpace(s)
+	}
+	return strings.TrimRight(s[:loc[0]], " \t\n:;,(—-\"")
+}
+
 // chainRE matches the "package: operation: " prefix Go code puts before
 // a wrapped error.
 var chainRE = regexp.MustCompile(`^(store|spaces|memory|connectors|mcp|report|webdav|supermemory|egress|fetch)(: [a-z][a-z0-9 ]{0,40})?: `)

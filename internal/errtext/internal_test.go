@@ -39,3 +39,16 @@ func TestForPerson(t *testing.T) {
 		})
 	}
 }
+
+func TestCut(t *testing.T) {
+	for in, want := range map[string]string{
+		"Frankfurter: no answer within 10s: context deadline exceeded":  "Frankfurter: no answer within 10s",
+		"dial tcp 10.1.2.3:5432: connect: connection refused":           "",
+		"the model endpoint answered 503":                               "the model endpoint answered 503",
+		`listing / on the share: ReadDir /: Propfind "https://x/": EOF`: "listing / on the share",
+	} {
+		if got := errtext.Cut(in); got != want {
+			t.Errorf("Cut(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

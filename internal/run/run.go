@@ -760,6 +760,10 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 		errID := errtext.NewID()
 		failed := errtext.ForPerson(err)
 		if failed == "" {
+			// What the text says before its internal part, if anything.
+			failed = errtext.Cut(errtext.Scrub(err.Error()))
+		}
+		if failed == "" {
 			failed = "the run failed"
 		}
 		state, reason, msg := sova.RunFailed, event.FinishError, failed+" (error id "+errID+")"

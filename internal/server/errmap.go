@@ -142,6 +142,10 @@ func (s *Server) safeEvent(runID string, e event.Event) event.Event {
 		}
 		id := errtext.NewID()
 		s.opt.Logger.Error(what+" failed", "run", runID, "error_id", id, "err", text)
+		// The person keeps what the text said before the internal part.
+		if kept := errtext.Cut(errtext.Scrub(text)); kept != "" {
+			return kept + " (error id " + id + ")", true
+		}
 		return what + " failed (error id " + id + ")", true
 	}
 	switch {
