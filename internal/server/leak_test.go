@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -136,16 +137,19 @@ func TestNoRouteFamilyLeaksInternals(t *testing.T) {
 		_ = a.Close(ctx)
 	})
 	// Whoever asks is ann, with the role the request names: the test
-	// reaches the handlers whatever the store does.
+	// reaches the handlers whatever the store does. Her id is this run's
+	// own, so that her messages count in no other test's limits on the
+	// shared Redis.
+	annID := "ann-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	who := auth.Func(func(r *http.Request) (sova.User, error) {
 		role := r.Header.Get("X-Test-Role")
 		if role == "" {
 			role = sova.RoleFree
 		}
 		if r.Header.Get("X-Test-As") == "bob" {
-			return sova.User{ID: "bob", Name: "bob", Role: role}, nil
+			return sova.User{ID: annID + "-bob", Name: "bob", Role: role}, nil
 		}
-		return sova.User{ID: "ann", Name: "ann", Role: role}, nil
+		return sova.User{ID: annID, Name: "ann", Role: role}, nil
 	})
 	h := server.New(server.Options{Service: a.Service, Store: a.Store, Auth: who, Version: "test",
 		Spaces: a.Spaces, MaxUploadBytes: cfg.SpacesMaxUploadBytes, MaxFileBytes: cfg.SpacesMaxFileBytes,
@@ -227,7 +231,7 @@ func TestNoRouteFamilyLeaksInternals(t *testing.T) {
 	// The space is connected to a share that stopped answering: its last
 	// sync's error, as the sync stored it, names the library's calls and
 	// the share's address.
-	conn := &sova.Connector{UserID: "ann", SpaceID: sp.ID, Kind: sova.ConnectorWebDAV, Location: "http://" + ids["closed"] + "/dav/"}
+	conn := &sova.Connector{UserID: annID, SpaceID: sp.ID, Kind: sova.ConnectorWebDAV, Location: "http://" + ids["closed"] + "/dav/"}
 	if err := a.Store.PutConnector(context.Background(), conn); err != nil {
 		t.Fatal(err)
 	}
