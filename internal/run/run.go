@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sova-ai/sova/internal/errtext"
 	"github.com/sova-ai/sova/internal/event"
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/metrics"
@@ -758,7 +759,19 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 	run := p.run
 	run.Usage = &usage
 	if err != nil {
-		state, reason, msg := sova.RunFailed, event.FinishError, err.Error()
+		// A failure's message reaches the stream, the stored answer and
+		// /v1: the person's part of it, never SQL, an address or Go's
+		// words, with an error id the log line below carries too.
+		errID := errtext.NewID()
+		failed := errtext.ForPerson(err)
+		if failed == "" {
+			// What the text says before its internal part, if anything.
+			failed = errtext.Cut(errtext.Scrub(err.Error()))
+		}
+		if failed == "" {
+			failed = "the run failed"
+		}
+		state, reason, msg := sova.RunFailed, event.FinishError, failed+" (error id "+errID+")"
 		switch cause := context.Cause(ctx); {
 		case timedOut:
 			msg = fmt.Sprintf("the run took longer than its limit of %s and was stopped (SOVA_RUN_TIMEOUT, SOVA_DEEP_RESEARCH_TIMEOUT)", limit)
@@ -770,7 +783,7 @@ func (s *Service) executeRun(ctx context.Context, p *Prepared, lr *liveRun, sink
 		o.Err, o.State = errors.New(msg), state
 		if state != sova.RunCancelled {
 			if state == sova.RunFailed {
-				s.opt.Logger.Error("run failed", "run", p.RunID, "mode", p.mode.ID(), "err", err)
+				s.opt.Logger.Error("run failed", "run", p.RunID, "mode", p.mode.ID(), "error_id", errID, "err", errtext.Detail(err))
 			}
 			out.Emit(event.Event{Type: event.TypeError, Error: &event.Error{Message: msg}})
 		}

@@ -58,7 +58,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, u sova.User, mode
 	}
 	release, err := s.opt.Limits.Admit(r.Context(), u, modeID)
 	if err != nil {
-		if !rateLimited(w, err) {
+		if !rateLimited(w, r, err) {
 			s.opt.Logger.Error("counting a request against the limits failed", "user", u.ID, "err", err)
 			writeError(w, http.StatusServiceUnavailable, "server_error", "limits_unavailable", "the usage limits could not be checked; try again shortly")
 		}

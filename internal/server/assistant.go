@@ -105,7 +105,7 @@ func (s *Server) executeTask(w http.ResponseWriter, r *http.Request) {
 	wait := r.URL.Query().Get("wait") == "true"
 	p, err := s.opt.Service.Prepare(r.Context(), run.Request{Mode: assistant.TaskModeID, Messages: assistant.TaskMessages(req), Internal: true})
 	if err != nil {
-		s.runError(w, err, "tasks_unavailable")
+		s.runError(w, r, err, "tasks_unavailable")
 		return
 	}
 	s.runTask(w, r, p, wait)
@@ -125,12 +125,12 @@ func (s *Server) decideTask(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("id")
 	if _, err := s.task(r.Context(), userID(r), id); err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	p, err := s.opt.Service.Prepare(r.Context(), run.Request{Mode: id, Approve: d.Approve, Decline: d.Decline})
 	if err != nil {
-		s.runError(w, err, "tasks_unavailable")
+		s.runError(w, r, err, "tasks_unavailable")
 		return
 	}
 	s.runTask(w, r, p, r.URL.Query().Get("wait") == "true")
@@ -150,12 +150,12 @@ func (s *Server) runTask(w http.ResponseWriter, r *http.Request, p *run.Prepared
 		if r.Context().Err() != nil {
 			return // the client left; the run goes on
 		}
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	v, err := s.task(r.Context(), userID(r), p.RunID)
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	status := http.StatusOK
@@ -170,7 +170,7 @@ func (s *Server) runTask(w http.ResponseWriter, r *http.Request, p *run.Prepared
 func (s *Server) getTask(w http.ResponseWriter, r *http.Request) {
 	v, err := s.task(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
@@ -239,8 +239,7 @@ func (s *Server) listMCPServers(w http.ResponseWriter, r *http.Request) {
 	}
 	own, err := s.opt.MCPServers.MCPServers(r.Context(), user.ID)
 	if err != nil {
-		s.opt.Logger.Error("listing MCP servers failed", "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not list MCP servers")
+		s.failure(w, r, err, "listing the MCP servers")
 		return
 	}
 	out := []mcpServerInfo{}
@@ -275,12 +274,12 @@ func (s *Server) addMCPServer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := in.ValidateUser(); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_mcp_server", err.Error())
+		s.refuse(w, r, http.StatusBadRequest, "invalid_request_error", "invalid_mcp_server", err, "the MCP server is invalid")
 		return
 	}
 	if s.opt.MCPCheckURL != nil {
 		if err := s.opt.MCPCheckURL(r.Context(), in.URL); err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "mcp_server_address_refused", err.Error())
+			s.refuse(w, r, http.StatusBadRequest, "invalid_request_error", "mcp_server_address_refused", err, "the MCP server's address is refused")
 			return
 		}
 	}
@@ -295,8 +294,7 @@ func (s *Server) addMCPServer(w http.ResponseWriter, r *http.Request) {
 	}
 	m := &sova.MCPServer{UserID: user.ID, Name: in.Name, URL: in.URL, Headers: in.Headers}
 	if err := s.opt.MCPServers.PutMCPServer(r.Context(), m); err != nil {
-		s.opt.Logger.Error("storing MCP server failed", "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not store the MCP server")
+		s.failure(w, r, err, "storing the MCP server")
 		return
 	}
 	writeJSON(w, http.StatusCreated, mcpServerInfo{Name: m.Name, URL: m.URL, Kind: "http", Own: true, CreatedAt: m.CreatedAt})
@@ -312,8 +310,7 @@ func (s *Server) deleteMCPServer(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, sova.ErrNotFound):
 		writeError(w, http.StatusNotFound, "invalid_request_error", "not_found", "no MCP server "+r.PathValue("name"))
 	case err != nil:
-		s.opt.Logger.Error("deleting MCP server failed", "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not delete the MCP server")
+		s.failure(w, r, err, "deleting the MCP server")
 	default:
 		w.WriteHeader(http.StatusNoContent)
 	}

@@ -34,12 +34,12 @@ func (s *Server) renameChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.opt.Store.SetChatTitle(r.Context(), userID(r), r.PathValue("id"), title); err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	chat, err := s.opt.Store.GetChat(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"chat": chat})
@@ -52,12 +52,12 @@ func (s *Server) exportChat(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	chat, err := s.opt.Store.GetChat(r.Context(), userID(r), id)
 	if err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	msgs, err := s.opt.Store.ListMessages(r.Context(), userID(r), id)
 	if err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	md := ChatMarkdown(chat, run.CurrentVersions(msgs)) // the versions the person sees
@@ -129,7 +129,7 @@ func (s *Server) passage(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, "not_found", "passage_not_found", "no such passage in your documents")
 			return
 		}
-		s.spaceError(w, err)
+		s.spaceError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"passage": p})

@@ -32,7 +32,7 @@ func (s *Server) listChats(w http.ResponseWriter, r *http.Request) {
 	}
 	chats, err := s.opt.Store.ListChats(r.Context(), userID(r), limit, offset)
 	if err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	if chats == nil {
@@ -45,12 +45,12 @@ func (s *Server) getChat(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	chat, err := s.opt.Store.GetChat(r.Context(), userID(r), id)
 	if err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	msgs, err := s.opt.Store.ListMessages(r.Context(), userID(r), id)
 	if err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	if msgs == nil {
@@ -63,16 +63,16 @@ func (s *Server) deleteChat(w http.ResponseWriter, r *http.Request) {
 	// The service stops the chat's runs first: they stop paying the model
 	// and write nothing into the deleted chat.
 	if err := s.opt.Service.DeleteChat(r.Context(), r.PathValue("id")); err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) storeError(w http.ResponseWriter, err error) {
+func (s *Server) storeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, sova.ErrNotFound) {
 		writeError(w, http.StatusNotFound, "not_found", "chat_not_found", "no such chat")
 		return
 	}
-	s.failure(w, nil, err, "the store")
+	s.failure(w, r, err, "the store")
 }

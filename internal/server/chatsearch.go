@@ -23,7 +23,7 @@ func (s *Server) searchChats(w http.ResponseWriter, r *http.Request, q string) {
 	}
 	msgs, err := ms.SearchMessages(r.Context(), userID(r), terms, "", 4*maxSearchChats)
 	if err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	seen := map[string]bool{}

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/sova-ai/sova/internal/egress"
+	"github.com/sova-ai/sova/internal/errtext"
+	"github.com/sova-ai/sova/internal/event"
 )
 
 // TestUpstreamFailuresOnTheOneMapping: the failures of a service a
@@ -50,5 +52,25 @@ func TestUpstreamFailuresOnTheOneMapping(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An error event or a failed tool's result whose text shows SQL, an
+// address or Go's words reaches no stream: the server's words and an
+// error id go instead; text written for the person passes unchanged.
+func TestStreamEventsCarryNoInternals(t *testing.T) {
+	s := New(Options{})
+	leaky := `store: append event: pq: INSERT INTO run_events VALUES ($1): dial tcp 10.9.8.7:5432: connect: connection refused`
+	e := s.safeEvent("r1", event.Event{Type: event.TypeError, Error: &event.Error{Message: leaky, Code: "x"}})
+	if e.Error.Message == leaky || !strings.Contains(e.Error.Message, "error id") || errtext.Internal(e.Error.Message) || e.Error.Code != "x" {
+		t.Errorf("error event: %+v", e.Error)
+	}
+	e = s.safeEvent("r1", event.Event{Type: event.TypeToolResult, ToolResult: &event.ToolResult{ID: "t1", Error: "sql: database is closed", Text: "Failed: sql: database is closed"}})
+	if strings.Contains(e.ToolResult.Error+e.ToolResult.Text, "sql:") || !strings.Contains(e.ToolResult.Error, "error id") {
+		t.Errorf("tool result: %+v", e.ToolResult)
+	}
+	fine := "the model endpoint answered 503 Service Unavailable: overloaded (error id 0123456789ab)"
+	if e := s.safeEvent("r1", event.Event{Type: event.TypeError, Error: &event.Error{Message: fine}}); e.Error.Message != fine {
+		t.Errorf("a person's message changed: %q", e.Error.Message)
 	}
 }

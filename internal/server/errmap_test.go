@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -53,14 +54,22 @@ func (failingStore) GetAgent(context.Context, string, string) (*sova.Agent, erro
 func (failingStore) RunFiles(context.Context, string) ([]sova.RunFile, error) { return nil, errLeaky }
 func (failingStore) Ping(context.Context) error                               { return errLeaky }
 
-// leaks names what a response body must never carry.
+// leakRE matches what a response body must never carry: an address with
+// its port, SQL, the words of a driver, of Redis or of Go.
+var leakRE = regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}:\d{1,5}\b|\[[0-9a-fA-F:.]+\]:\d{1,5}\b` +
+	`|\b(SELECT|INSERT|UPDATE|DELETE)\b[^"]*\b(FROM|WHERE|INTO|SET)\b` +
+	`|dial tcp|\bsql: |\bpq: |\bredis: |sqlite|SQLSTATE|json: cannot|Go struct|Go value|strconv\.|runtime error|goroutine \d` +
+	`|context canceled|context deadline exceeded|\bEOF\b|i/o timeout|mime: |multipart: ` +
+	`|\b(Get|Post|Put|Propfind|Head|Delete) \\?"https?://|ReadDir /`)
+
+// leaks names what a response body carries that it must not, or "".
 func leaks(body string) string {
-	for _, bad := range []string{"10.20.30.40", "10.9.8.7", "SELECT", "pq:", "dial tcp", "connection refused", "5432", "6379"} {
+	for _, bad := range []string{"10.20.30.40", "10.9.8.7", "5432", "6379"} {
 		if strings.Contains(body, bad) {
 			return bad
 		}
 	}
-	return ""
+	return leakRE.FindString(body)
 }
 
 // Store and Redis failures reach every route family the server reads
@@ -135,6 +144,20 @@ func TestBadTextRefusedAtTheEdge(t *testing.T) {
 				{"GET", "/api/chats?q=%00", ""},
 				{"GET", "/api/chats/%00", ""},
 				{"GET", "/api/chats?q=%ff", ""},
+				// One of every other route family: runs, spaces, the
+				// assistant, MCP and connectors, admin, share links, voice.
+				{"GET", "/api/runs/%00", ""},
+				{"GET", "/agents/%ff/state", ""},
+				{"POST", "/api/spaces", `{"name":"notes\u0000"}`},
+				{"GET", "/api/spaces/s1/search?q=%00", ""},
+				{"POST", "/api/tasks/execute", `{"task":"compare \u0000"}`},
+				{"POST", "/api/mcp/servers", "{\"name\":\"m\xc3\",\"url\":\"https://mcp.example.com/\"}"},
+				{"POST", "/api/spaces/s1/connector", `{"kind":"webdav","location":"https://cloud.example.com/\u0000"}`},
+				{"GET", "/api/admin/usage?user=%ff", ""},
+				{"POST", "/api/chats/%00/shares", ""},
+				{"GET", "/api/shared/%ff", ""},
+				{"POST", "/api/audio/speech", `{"text":"hello\u0000"}`},
+				{"PUT", "/api/me", "{\"language\":\"\xff\"}"},
 			} {
 				resp, body := e.as(t, "", tc.method, tc.path, tc.body)
 				if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "invalid_text") {

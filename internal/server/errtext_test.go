@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -25,6 +26,9 @@ func TestRunErrorsNameNoAddress(t *testing.T) {
 		t.Helper()
 		if !strings.Contains(msg, "the model endpoint answered 503 Service Unavailable") || !strings.Contains(msg, "overloaded") {
 			t.Errorf("%s: %q does not say what failed and why", where, msg)
+		}
+		if !regexp.MustCompile(`\(error id [0-9a-f]{12}\)$`).MatchString(msg) {
+			t.Errorf("%s: %q carries no error id", where, msg)
 		}
 		for _, addr := range []string{modelHost, "127.0.0.1", "10.1.2.3", "http://"} {
 			if strings.Contains(msg, addr) {
@@ -56,6 +60,9 @@ func TestRunErrorsNameNoAddress(t *testing.T) {
 		t.Fatalf("messages: %+v", got.Messages)
 	}
 	check("stored message", got.Messages[1].Error)
+	if got.Messages[1].Error != streamed {
+		t.Errorf("the stored message %q is not the streamed one %q: one failure, one id", got.Messages[1].Error, streamed)
+	}
 
 	resp = e.post(t, "/v1/chat/completions", `{"model":"chat","messages":[{"role":"user","content":"hi"}]}`)
 	b, _ := io.ReadAll(resp.Body)

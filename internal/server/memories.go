@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -48,18 +47,18 @@ func (s *Server) memoryOr404(w http.ResponseWriter, r *http.Request) bool {
 	return ok
 }
 
-func (s *Server) memoryError(w http.ResponseWriter, err error) {
+func (s *Server) memoryError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, sova.ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", "memory_not_found", "no such memory")
 	case errors.Is(err, sova.ErrInvalid):
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_memory", err.Error())
+		s.refuse(w, r, http.StatusBadRequest, "invalid_request_error", "invalid_memory", err, "the memory could not be kept")
 	case errors.Is(err, memory.ErrFull):
-		writeError(w, http.StatusConflict, "invalid_request_error", "memory_full", err.Error())
-	case errors.Is(err, context.Canceled):
+		s.refuse(w, r, http.StatusConflict, "invalid_request_error", "memory_full", err, "you keep too many memories; forget some first")
 	default:
-		s.opt.Logger.Error("memories failed", "err", errtext.Detail(err))
-		writeError(w, http.StatusBadGateway, "server_error", "memory_failed", "memories failed: "+errtext.Public(err))
+		// The memory provider (Supermemory) or the store: its text is
+		// shown only when it is written for the person.
+		s.upstreamFailure(w, r, err, "memory_failed", "memories")
 	}
 }
 
@@ -82,7 +81,7 @@ func (s *Server) listMemories(w http.ResponseWriter, r *http.Request) {
 		list, err = s.opt.Memory.List(r.Context(), userID(r), limit)
 	}
 	if err != nil {
-		s.memoryError(w, err)
+		s.memoryError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"memories": list, "provider": s.opt.Memory.Name()})
@@ -100,7 +99,7 @@ func (s *Server) addMemory(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := s.opt.Memory.Add(r.Context(), userID(r), body.Content)
 	if err != nil {
-		s.memoryError(w, err)
+		s.memoryError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, m)
@@ -111,7 +110,7 @@ func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.opt.Memory.Delete(r.Context(), userID(r), r.PathValue("id")); err != nil {
-		s.memoryError(w, err)
+		s.memoryError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -127,16 +126,16 @@ func (s *Server) connectorSpace(w http.ResponseWriter, r *http.Request) (*sova.S
 	return s.spaceOf(w, r)
 }
 
-func (s *Server) connectorError(w http.ResponseWriter, err error) {
+func (s *Server) connectorError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, sova.ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", "connector_not_found", "the space has no connected source")
 	case errors.Is(err, connectors.ErrForbidden):
-		writeError(w, http.StatusForbidden, "permission_error", "forbidden", err.Error())
+		s.refuse(w, r, http.StatusForbidden, "permission_error", "forbidden", err, "the connected source refused access")
 	case errors.Is(err, sova.ErrInvalid):
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_connector", err.Error())
+		s.refuse(w, r, http.StatusBadRequest, "invalid_request_error", "invalid_connector", err, "cannot read the source")
 	default:
-		s.failure(w, nil, err, "the connected source")
+		s.failure(w, r, err, "the connected source")
 	}
 }
 
@@ -147,8 +146,11 @@ func (s *Server) listConnectors(w http.ResponseWriter, r *http.Request) {
 	}
 	list, err := s.opt.Connectors.List(r.Context(), userID(r))
 	if err != nil {
-		s.connectorError(w, err)
+		s.connectorError(w, r, err)
 		return
+	}
+	for i := range list {
+		s.safeSyncError(&list[i])
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"connectors": list})
 }
@@ -160,9 +162,10 @@ func (s *Server) getConnector(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := s.opt.Connectors.Get(r.Context(), userID(r), sp.ID)
 	if err != nil {
-		s.connectorError(w, err)
+		s.connectorError(w, r, err)
 		return
 	}
+	s.safeSyncError(c)
 	writeJSON(w, http.StatusOK, c)
 }
 
@@ -181,9 +184,10 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := s.opt.Connectors.Connect(r.Context(), u, sp.ID, body)
 	if err != nil {
-		s.connectorError(w, err)
+		s.connectorError(w, r, err)
 		return
 	}
+	s.safeSyncError(c)
 	writeJSON(w, http.StatusCreated, c)
 }
 
@@ -193,7 +197,7 @@ func (s *Server) disconnect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.opt.Connectors.Disconnect(r.Context(), userID(r), sp.ID); err != nil {
-		s.connectorError(w, err)
+		s.connectorError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -206,8 +210,24 @@ func (s *Server) syncConnector(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := s.opt.Connectors.SyncNow(r.Context(), userID(r), sp.ID)
 	if err != nil {
-		s.connectorError(w, err)
+		s.connectorError(w, r, err)
 		return
 	}
+	s.safeSyncError(c)
 	writeJSON(w, http.StatusOK, c)
+}
+
+// safeSyncError keeps of a connector's last sync error what the person
+// may read: the sync stored its whole text (a WebDAV library's words, the
+// share's address), which stays in the log.
+func (s *Server) safeSyncError(c *sova.Connector) {
+	if c == nil || c.LastError == "" {
+		return
+	}
+	if msg := errtext.ForPerson(errors.New(c.LastError)); msg != "" {
+		c.LastError = msg
+		return
+	}
+	s.opt.Logger.Debug("a connector's last sync error", "connector", c.ID, "err", c.LastError)
+	c.LastError = "the last sync could not read the source; the server log has the details"
 }

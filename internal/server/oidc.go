@@ -30,8 +30,7 @@ func (s *Server) oidcLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	to, err := s.opt.OIDC.Begin(w, r)
 	if err != nil {
-		s.opt.Logger.Error("single sign-on could not start", "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not start the sign-in; see the server log")
+		s.failure(w, r, err, "starting the sign-in")
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")

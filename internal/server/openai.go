@@ -63,7 +63,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		s.runError(w, err, "model_not_found")
+		s.runError(w, r, err, "model_not_found")
 		return
 	}
 	if s.isAgentRun(r, req.Model, prep.RunID) {
@@ -103,7 +103,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	// it up again from GET /api/runs/{id}/stream.
 	s.opt.Service.Start(prep)
 	err = s.opt.Service.Follow(r.Context(), prep.RunID, prep.StartSeq(), func(e event.Event) error {
-		if err := stream.Emit(e); err != nil && !errors.Is(err, wire.ErrInvalidEvent) {
+		if err := stream.Emit(s.safeEvent(prep.RunID, e)); err != nil && !errors.Is(err, wire.ErrInvalidEvent) {
 			return err
 		}
 		return nil

@@ -40,12 +40,12 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	rn, err := s.opt.Store.GetRun(ctx, userID(r), r.PathValue("id"))
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	files, err := s.opt.Store.RunFiles(ctx, rn.ID)
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	v := runView{Run: rn, Files: files, Progress: []progressItem{}, Sources: []sova.Source{}}
@@ -69,7 +69,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 		return nil
 	}, run.Snapshot())
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
@@ -83,7 +83,7 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 	}
 	rn, err := s.opt.Store.GetRun(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	s.streamUI(w, r, rn.ID, 0, seen)
@@ -93,7 +93,7 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	ctx, user, id := r.Context(), userID(r), r.PathValue("id")
 	before, _ := s.opt.Store.GetRun(ctx, user, id)
 	if err := s.opt.Service.Cancel(ctx, id); err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	if before != nil && before.State == sova.RunWaiting {
@@ -105,7 +105,7 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 func (s *Server) restartRun(w http.ResponseWriter, r *http.Request) {
 	p, err := s.opt.Service.Restart(r.Context(), r.PathValue("id"))
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	out := map[string]string{"runId": p.RunID, "streamUrl": "/api/runs/" + p.RunID + "/stream"}
@@ -118,12 +118,12 @@ func (s *Server) restartRun(w http.ResponseWriter, r *http.Request) {
 func (s *Server) listRunFiles(w http.ResponseWriter, r *http.Request) {
 	rn, err := s.opt.Store.GetRun(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	files, err := s.opt.Store.RunFiles(r.Context(), rn.ID)
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"files": files})
@@ -132,12 +132,12 @@ func (s *Server) listRunFiles(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getRunFile(w http.ResponseWriter, r *http.Request) {
 	rn, err := s.opt.Store.GetRun(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	data, ctype, err := s.opt.Store.RunFileBytes(r.Context(), rn.ID, r.PathValue("path"))
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	ctype, inline := servedType(ctype)
@@ -176,12 +176,12 @@ func (s *Server) exportRunFiles(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	rn, err := s.opt.Store.GetRun(ctx, userID(r), r.PathValue("id"))
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	files, err := s.opt.Store.RunFiles(ctx, rn.ID)
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
@@ -220,7 +220,7 @@ func (s *Server) runReportMarkdown(w http.ResponseWriter, r *http.Request) {
 func (s *Server) finishedReport(w http.ResponseWriter, r *http.Request) (*sova.Run, bool) {
 	rn, err := s.opt.Store.GetRun(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
-		s.runStoreError(w, err)
+		s.runStoreError(w, r, err)
 		return nil, false
 	}
 	if rn.State != sova.RunCompleted || rn.Report == "" {
@@ -256,22 +256,22 @@ func safeFileName(prefix, text, id string) string {
 	return prefix + id
 }
 
-func (s *Server) runStoreError(w http.ResponseWriter, err error) {
-	if rateLimited(w, err) { // limits.go
+func (s *Server) runStoreError(w http.ResponseWriter, r *http.Request, err error) {
+	if rateLimited(w, r, err) { // limits.go
 		return
 	}
 	switch {
 	case errors.Is(err, sova.ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", "run_not_found", "no such run or file")
 	case errors.Is(err, run.ErrNotRestartable), errors.Is(err, run.ErrNotRunning):
-		writeError(w, http.StatusConflict, "invalid_request_error", "run_state", err.Error())
+		s.refuse(w, r, http.StatusConflict, "invalid_request_error", "run_state", err, "the run is not in a state that allows this")
 	case errors.Is(err, run.ErrUnknownMode):
-		writeError(w, http.StatusConflict, "invalid_request_error", "unknown_mode", err.Error())
+		s.refuse(w, r, http.StatusConflict, "invalid_request_error", "unknown_mode", err, "the run's mode is not served here")
 	case errors.Is(err, run.ErrRunInProgress):
 		writeError(w, http.StatusConflict, "invalid_request_error", "run_in_progress",
 			"another run of this chat is in progress; wait for it to end or cancel it, then restart this one")
 	default:
-		s.failure(w, nil, err, "the run request")
+		s.failure(w, r, err, "the run request")
 	}
 }
 
@@ -284,7 +284,8 @@ func (s *Server) runReportPDF(w http.ResponseWriter, r *http.Request) {
 	var buf bytes.Buffer
 	if err := report.PDF(&buf, rn.Report, report.Options{Date: rn.UpdatedAt, Images: s.runImages(r.Context(), rn.ID)}); err != nil {
 		if errors.Is(err, report.ErrTooLarge) {
-			writeError(w, http.StatusUnprocessableEntity, "invalid_request_error", "report_too_large", err.Error())
+			writeError(w, http.StatusUnprocessableEntity, "invalid_request_error", "report_too_large",
+				"the report is too large to render as PDF; the Markdown report is at report.md")
 			return
 		}
 		s.opt.Logger.Error("rendering report PDF failed", "run", rn.ID, "err", err)

@@ -118,7 +118,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		Edit: req.Trigger == "edit-message",
 	})
 	if err != nil {
-		s.runError(w, err, "unknown_mode")
+		s.runError(w, r, err, "unknown_mode")
 		return
 	}
 	s.opt.Service.Start(prep)

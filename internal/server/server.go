@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -259,31 +260,72 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 			writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "body_too_large",
 				"request body is larger than the limit of "+itoa(tooBig.Limit)+" bytes (SOVA_MAX_BODY_BYTES)")
 		default:
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_json", "request body is not valid JSON: "+err.Error())
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_json", jsonProblem(err))
 		}
 		return false
 	}
 	return true
 }
 
+// jsonProblem says what is wrong with a JSON body in the person's words:
+// where its syntax breaks, or which field has the wrong type; never
+// encoding/json's own text, which names Go types.
+func jsonProblem(err error) string {
+	var (
+		syntax *json.SyntaxError
+		typ    *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &syntax):
+		return "request body is not valid JSON (at byte " + itoa(syntax.Offset) + ")"
+	case errors.As(err, &typ) && typ.Field != "":
+		return "request body: the field \"" + typ.Field + "\" must be " + jsonKind(typ.Type.Kind().String()) + ", not " + typ.Value
+	case errors.As(err, &typ):
+		return "request body must be " + jsonKind(typ.Type.Kind().String()) + ", not " + typ.Value
+	case errors.Is(err, io.EOF):
+		return "request body is empty: send a JSON object"
+	}
+	return "request body is not valid JSON"
+}
+
+// jsonKind names a Go kind as JSON does.
+func jsonKind(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct":
+		return "an object"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64":
+		return "a number"
+	}
+	return "of another type"
+}
+
 // runError maps a validation error from the run service to a response.
-func (s *Server) runError(w http.ResponseWriter, err error, unknownCode string) {
-	if rateLimited(w, err) { // limits.go
+func (s *Server) runError(w http.ResponseWriter, r *http.Request, err error, unknownCode string) {
+	if rateLimited(w, r, err) { // limits.go
 		return
+	}
+	bad := func(code, fallback string) {
+		s.refuse(w, r, http.StatusBadRequest, "invalid_request_error", code, err, fallback)
 	}
 	switch {
 	case errors.Is(err, run.ErrUnknownMode):
-		writeError(w, http.StatusBadRequest, "invalid_request_error", unknownCode, err.Error())
+		bad(unknownCode, "unknown mode")
 	case errors.Is(err, run.ErrDecision):
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_decision", err.Error())
+		bad("invalid_decision", "invalid decision")
 	case errors.Is(err, run.ErrEmptyQuestion):
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "empty_messages", err.Error())
+		bad("empty_messages", run.ErrEmptyQuestion.Error())
 	case errors.Is(err, run.ErrNothingToRegenerate):
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "nothing_to_regenerate", err.Error())
+		bad("nothing_to_regenerate", run.ErrNothingToRegenerate.Error())
 	case errors.Is(err, run.ErrTooLong):
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "question_too_long", err.Error())
+		bad("question_too_long", run.ErrTooLong.Error())
 	case errors.Is(err, run.ErrInvalidChatID):
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_chat_id", err.Error())
+		bad("invalid_chat_id", run.ErrInvalidChatID.Error())
 	case errors.Is(err, run.ErrRunInProgress):
 		writeError(w, http.StatusConflict, "invalid_request_error", "run_in_progress",
 			"this chat has a run in progress; wait for it to end (GET /api/chats/{id}/stream) or cancel it (POST /api/runs/{id}/cancel), then ask again")
@@ -292,12 +334,16 @@ func (s *Server) runError(w http.ResponseWriter, err error, unknownCode string) 
 		// does not exist.
 		writeError(w, http.StatusNotFound, "not_found", "chat_not_found", "no such chat")
 	default:
-		s.failure(w, nil, err, "starting the run")
+		s.failure(w, r, err, "starting the run")
 	}
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if err := s.opt.Store.Ping(r.Context()); err != nil {
+		if cancelled(r.Context(), err) {
+			w.WriteHeader(StatusClientClosedRequest)
+			return
+		}
 		s.opt.Logger.Warn("health check: the store does not answer", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "store": "unavailable"})
 		return
@@ -317,7 +363,9 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 		checks["store"], ok = "unavailable", false
 	}
 	if err := s.opt.Service.Ready(); err != nil {
-		checks["runs"], ok = err.Error(), false
+		// The leases' error names the store: for the log only.
+		s.opt.Logger.Warn("readiness: this node does not run runs", "err", err)
+		checks["runs"], ok = "unavailable", false
 	}
 	if s.opt.Redis != nil {
 		checks["redis"] = "ok"
@@ -326,6 +374,11 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 			s.opt.Logger.Warn("readiness: Redis does not answer", "err", err)
 			checks["redis"], ok = "unavailable", false
 		}
+	}
+	if r.Context().Err() != nil {
+		// The probe went away: what failed is its own leaving.
+		w.WriteHeader(StatusClientClosedRequest)
+		return
 	}
 	status, code := "ok", http.StatusOK
 	if !ok {

@@ -50,15 +50,14 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.As(err, &th):
 		w.Header().Set("Retry-After", strconv.Itoa(int(th.RetryAfter.Seconds())+1))
-		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "rate_limited", th.Error())
+		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "rate_limited", personOr(th, "too many sign-in attempts; try again later"))
 		return
 	case errors.Is(err, auth.ErrBadCredentials):
 		s.opt.Logger.Info("sign-in refused", "name", quoteShort(req.Name), "ip", a.Proxies().ClientIP(r))
-		writeError(w, http.StatusUnauthorized, "authentication_error", "invalid_credentials", err.Error())
+		writeError(w, http.StatusUnauthorized, "authentication_error", "invalid_credentials", auth.ErrBadCredentials.Error())
 		return
 	case err != nil:
-		s.opt.Logger.Error("sign-in failed", "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not sign in; see the server log")
+		s.failure(w, r, err, "signing in")
 		return
 	}
 	if c, err := r.Cookie(auth.SessionCookie); err == nil {
@@ -73,8 +72,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(auth.SessionCookie); err == nil && s.opt.Accounts != nil {
 		if err := s.opt.Accounts.SignOut(r.Context(), c.Value); err != nil {
-			s.opt.Logger.Error("sign-out failed", "err", err)
-			writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not sign out; see the server log")
+			s.failure(w, r, err, "signing out")
 			return
 		}
 	}

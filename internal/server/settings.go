@@ -11,6 +11,7 @@ import (
 
 	"github.com/sova-ai/sova"
 
+	"github.com/sova-ai/sova/internal/errtext"
 	"github.com/sova-ai/sova/internal/lang"
 )
 
@@ -68,7 +69,7 @@ func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	us, err := s.opt.Settings.UserSettings(r.Context(), u.ID)
 	if err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	if req.CustomInstructions != nil && strings.TrimSpace(*req.CustomInstructions) != us.CustomInstructions &&
@@ -95,7 +96,7 @@ func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.opt.Settings.PutUserSettings(r.Context(), u.ID, us); err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	s.me(w, r)
@@ -151,8 +152,10 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	out := map[string]any{"models": ids, "default": s.opt.Models.ModelName()}
 	if err != nil {
 		// The picker still offers the default; the reason is the model
-		// client's own text, which names no address.
-		out["models"], out["error"] = []string{}, err.Error()
+		// client's own text, which names no address, where it is the
+		// person's.
+		s.opt.Logger.Warn("listing the endpoint's models failed", "err", errtext.Detail(err))
+		out["models"], out["error"] = []string{}, personOr(err, "the model endpoint did not list its models")
 	}
 	if ids == nil {
 		out["models"] = []string{}

@@ -56,7 +56,7 @@ func (s *Server) createShare(w http.ResponseWriter, r *http.Request) {
 	secret := base64.RawURLEncoding.EncodeToString(b[:])
 	l := &sova.ShareLink{ID: shareID(secret), ChatID: r.PathValue("id"), UserID: userID(r)}
 	if err := s.opt.Shares.AddShareLink(r.Context(), l, s.opt.MaxShareLinks); err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"id": l.ID, "chatId": l.ChatID, "createdAt": l.CreatedAt, "url": "/s/" + secret})
@@ -68,12 +68,12 @@ func (s *Server) listShares(w http.ResponseWriter, r *http.Request) {
 	}
 	// A chat that is not the person's is a 404, not an empty list.
 	if _, err := s.opt.Store.GetChat(r.Context(), userID(r), r.PathValue("id")); err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	links, err := s.opt.Shares.ShareLinks(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"shares": links})
@@ -84,7 +84,7 @@ func (s *Server) deleteShare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.opt.Shares.DeleteShareLink(r.Context(), userID(r), r.PathValue("id"), r.PathValue("shareId")); err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -127,7 +127,7 @@ func (s *Server) sharedChat(w http.ResponseWriter, r *http.Request) {
 	}
 	msgs, err := s.opt.Store.ListMessages(r.Context(), l.UserID, l.ChatID)
 	if err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	out := []sharedMessage{}

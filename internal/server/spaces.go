@@ -13,6 +13,7 @@ import (
 
 	"github.com/sova-ai/sova"
 
+	"github.com/sova-ai/sova/internal/errtext"
 	"github.com/sova-ai/sova/internal/mode"
 	"github.com/sova-ai/sova/internal/spaces"
 )
@@ -60,32 +61,33 @@ func (s *Server) spaceOf(w http.ResponseWriter, r *http.Request) (*sova.Space, b
 	}
 	sp, err := s.opt.Spaces.Space(r.Context(), userID(r), r.PathValue("id"))
 	if err != nil {
-		s.spaceError(w, err)
+		s.spaceError(w, r, err)
 		return nil, false
 	}
 	return sp, true
 }
 
-func (s *Server) spaceError(w http.ResponseWriter, err error) {
+func (s *Server) spaceError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, sova.ErrNotFound):
-		writeError(w, http.StatusNotFound, "not_found", "space_not_found", err.Error())
+		writeError(w, http.StatusNotFound, "not_found", "space_not_found", "no such document space")
 	case errors.Is(err, sova.ErrConflict):
 		// The store's error names the table and the constraint; the person
 		// needs only to know the name is taken.
 		s.opt.Logger.Debug("space conflict", "err", err)
 		writeError(w, http.StatusConflict, "invalid_request_error", "space_exists", conflictMessage(err))
 	case errors.Is(err, sova.ErrInvalid):
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_space", err.Error())
+		s.refuse(w, r, http.StatusBadRequest, "invalid_request_error", "invalid_space", err, "the space or document is invalid")
 	case errors.Is(err, spaces.ErrEmptyQuery):
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "empty_query", err.Error())
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "empty_query", spaces.ErrEmptyQuery.Error())
 	case errors.Is(err, spaces.ErrUploadsBusy):
 		w.Header().Set("Retry-After", "10")
-		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "uploads_busy", err.Error())
+		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "uploads_busy", spaces.ErrUploadsBusy.Error()+"; try again shortly")
 	case errors.Is(err, spaces.ErrIndexBusy):
-		writeError(w, http.StatusServiceUnavailable, "server_error", "index_busy", err.Error())
+		s.opt.Logger.Warn("document spaces: the index is busy", "err", errtext.Detail(err))
+		writeError(w, http.StatusServiceUnavailable, "server_error", "index_busy", "the document index is in use; try again shortly")
 	default:
-		s.failure(w, nil, err, "document spaces")
+		s.failure(w, r, err, "document spaces")
 	}
 }
 
@@ -98,7 +100,9 @@ func conflictMessage(err error) string {
 		if i := strings.Index(msg, "store:"); i >= 0 {
 			msg = strings.TrimSpace(msg[:i])
 		}
-		return msg
+		if msg = errtext.ForPerson(errors.New(msg), sova.ErrConflict); msg != "" {
+			return msg
+		}
 	}
 	return "a space with this name already exists; choose another name"
 }
@@ -109,7 +113,7 @@ func (s *Server) listSpaces(w http.ResponseWriter, r *http.Request) {
 	}
 	list, err := s.opt.Spaces.Spaces(r.Context(), userID(r))
 	if err != nil {
-		s.spaceError(w, err)
+		s.spaceError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"spaces": list})
@@ -138,7 +142,7 @@ func (s *Server) createSpace(w http.ResponseWriter, r *http.Request) {
 	}
 	sp, err := s.opt.Spaces.CreateSpace(r.Context(), userID(r), *body.Name, desc)
 	if err != nil {
-		s.spaceError(w, err)
+		s.spaceError(w, r, err)
 		return
 	}
 	w.Header().Set("Location", "/api/spaces/"+sp.ID)
@@ -170,12 +174,12 @@ func (s *Server) updateSpace(w http.ResponseWriter, r *http.Request) {
 		desc = *body.Description
 	}
 	if err := s.opt.Spaces.UpdateSpace(r.Context(), userID(r), sp.ID, name, desc); err != nil {
-		s.spaceError(w, err)
+		s.spaceError(w, r, err)
 		return
 	}
 	sp, err := s.opt.Spaces.Space(r.Context(), userID(r), sp.ID)
 	if err != nil {
-		s.spaceError(w, err)
+		s.spaceError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, sp)
@@ -187,7 +191,7 @@ func (s *Server) deleteSpace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.opt.Spaces.DeleteSpace(r.Context(), userID(r), sp.ID); err != nil {
-		s.spaceError(w, err)
+		s.spaceError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -200,7 +204,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 	}
 	docs, err := s.opt.Spaces.Documents(r.Context(), userID(r), sp.ID)
 	if err != nil {
-		s.spaceError(w, err)
+		s.spaceError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"space": sp, "documents": docs})
@@ -217,7 +221,7 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, "not_found", "document_not_found", "no such document in this space")
 			return
 		}
-		s.spaceError(w, err)
+		s.spaceError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, d)
@@ -234,7 +238,7 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, "not_found", "document_not_found", "no such document in this space")
 			return
 		}
-		s.spaceError(w, err)
+		s.spaceError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -257,8 +261,10 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	mr, err := r.MultipartReader()
 	if err != nil {
+		// Go's words ("request Content-Type isn't multipart/form-data")
+		// are not the person's.
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_upload",
-			"upload documents as multipart/form-data with one or more file parts: "+err.Error())
+			"upload documents as multipart/form-data with one or more file parts")
 		return
 	}
 	// Each file is spooled to a temporary file rather than held in
@@ -277,7 +283,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		if err != nil {
-			s.uploadReadError(w, err, limit)
+			s.uploadReadError(w, r, err, limit)
 			return
 		}
 		name := partFileName(part)
@@ -294,11 +300,10 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		}
 		if err != nil {
 			if errors.Is(err, errSpool) {
-				s.opt.Logger.Error("spooling an upload", "err", err)
-				writeError(w, http.StatusInternalServerError, "server_error", "internal", "the upload could not be kept for reading")
+				s.failure(w, r, err, "keeping the upload for reading")
 				return
 			}
-			s.uploadReadError(w, err, limit)
+			s.uploadReadError(w, r, err, limit)
 			return
 		}
 		files = append(files, spaces.File{Name: name, Open: func() (io.ReadCloser, error) { return os.Open(path) }})
@@ -309,11 +314,22 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	}
 	results, err := s.opt.Spaces.Add(r.Context(), userID(r), sp.ID, files, spaces.AddOptions{})
 	if err != nil {
-		s.spaceError(w, err)
+		s.spaceError(w, r, err)
 		return
 	}
 	status, changed, failed := http.StatusOK, false, 0
-	for _, res := range results {
+	for i, res := range results {
+		if res.Status == spaces.StatusFailed {
+			// A file the person sent that cannot be read is theirs to
+			// hear about; a failure of the store or the index is not.
+			if msg := errtext.ForPerson(res.Err(), sova.ErrInvalid, sova.ErrConflict); msg != "" {
+				results[i].Error = msg
+			} else {
+				id := errtext.NewID()
+				s.opt.Logger.Error("adding a document failed", "error_id", id, "file", res.Name, "err", errtext.Detail(res.Err()))
+				results[i].Error = "the document could not be added (error id " + id + ")"
+			}
+		}
 		switch res.Status {
 		case spaces.StatusAdded, spaces.StatusReplaced:
 			changed = true
@@ -325,6 +341,10 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusCreated
 	}
 	if failed == len(results) {
+		if cancelled(r.Context(), results[0].Err()) {
+			w.WriteHeader(StatusClientClosedRequest)
+			return
+		}
 		first := results[0]
 		code, httpStatus := "unreadable_document", http.StatusUnprocessableEntity
 		switch {
@@ -374,14 +394,20 @@ func (w writerOnly) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (s *Server) uploadReadError(w http.ResponseWriter, err error, limit int64) {
+func (s *Server) uploadReadError(w http.ResponseWriter, r *http.Request, err error, limit int64) {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "body_too_large",
 			"the upload is larger than the limit of "+strconv.FormatInt(limit, 10)+" bytes (SOVA_SPACES_MAX_UPLOAD_BYTES)")
 		return
 	}
-	writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_upload", "reading the upload: "+err.Error())
+	if cancelled(r.Context(), err) {
+		w.WriteHeader(StatusClientClosedRequest)
+		return
+	}
+	s.opt.Logger.Debug("reading an upload failed", "err", err)
+	writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid_upload",
+		"the upload could not be read: send the documents as multipart/form-data, each file a part with a filename")
 }
 
 // partFileName is a part's file name without any directories a browser
@@ -424,7 +450,7 @@ func (s *Server) searchSpace(w http.ResponseWriter, r *http.Request) {
 	}
 	hits, err := s.opt.Spaces.Search(r.Context(), userID(r), []string{sp.ID}, q, limit)
 	if err != nil {
-		s.spaceError(w, err)
+		s.spaceError(w, r, err)
 		return
 	}
 	out := make([]hitJSON, len(hits))
@@ -467,7 +493,7 @@ func (s *Server) resolveSpaces(w http.ResponseWriter, r *http.Request, modeID st
 			return nil, false
 		}
 		if err != nil {
-			s.spaceError(w, err)
+			s.spaceError(w, r, err)
 			return nil, false
 		}
 		if !seen[sp.ID] {

@@ -64,7 +64,7 @@ func (s *Server) streamUI(w http.ResponseWriter, r *http.Request, runID string, 
 			sw.set(w)
 			live = true
 		}
-		if err := stream.Emit(e); err != nil && !errors.Is(err, wire.ErrInvalidEvent) {
+		if err := stream.Emit(s.safeEvent(runID, e)); err != nil && !errors.Is(err, wire.ErrInvalidEvent) {
 			return err // the client is gone
 		}
 		return nil
@@ -127,14 +127,14 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request) {
 	run, err := s.opt.Store.LatestRun(r.Context(), userID(r), r.PathValue("id"))
 	if errors.Is(err, sova.ErrNotFound) {
 		if _, err := s.opt.Store.GetChat(r.Context(), userID(r), r.PathValue("id")); err != nil {
-			s.storeError(w, err)
+			s.storeError(w, r, err)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	if err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	s.streamUI(w, r, run.ID, 0, seen)

@@ -50,7 +50,7 @@ func (s *Server) adminUsage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if err != nil {
-			s.storeError(w, err)
+			s.storeError(w, r, err)
 			return
 		}
 		userID = acc.ID
@@ -61,7 +61,7 @@ func (s *Server) adminUsage(w http.ResponseWriter, r *http.Request) {
 	}
 	rows, err := limits.Report(r.Context(), s.opt.Usage, userID, days, time.Now(), counter)
 	if err != nil {
-		s.storeError(w, err)
+		s.storeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"days": days, "usage": rows})

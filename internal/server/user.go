@@ -30,10 +30,9 @@ func (s *Server) withUser(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r.WithContext(sova.WithUser(r.Context(), u)))
 		case errors.Is(err, auth.ErrUnauthenticated):
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sova"`)
-			writeError(w, http.StatusUnauthorized, "authentication_error", "unauthenticated", err.Error())
+			s.refuse(w, r, http.StatusUnauthorized, "authentication_error", "unauthenticated", err, auth.ErrUnauthenticated.Error())
 		default:
-			s.opt.Logger.Error("authentication failed", "method", r.Method, "path", r.URL.Path, "err", err)
-			writeError(w, http.StatusInternalServerError, "server_error", "internal", "could not tell who this request is for; see the server log")
+			s.failure(w, r, err, "telling who this request is for")
 		}
 	})
 }
