@@ -81,7 +81,7 @@ func newAccessEnv(t *testing.T, extra map[string]string) *accessEnv {
 		case strings.Contains(sys, "Write the report"):
 			return llmtest.Text("# Отчёт\nГотово.")
 		case last.Role == llm.RoleTool && r.HasTool("finish_plan"):
-			return llmtest.Calls(call("f", "finish_plan", `{"decision":"proceed","nextResponse":"Готово.","workflowSteps":["Прочитал письмо"]}`))
+			return llmtest.Calls(call("f", "finish_plan", `{"decision":"approve","nextResponse":"Готово.","workflowSteps":["Прочитал письмо"]}`))
 		case last.Role == llm.RoleTool:
 			return llmtest.Text("Готово.")
 		}
