@@ -359,6 +359,12 @@ func TestBrowserVoiceModeUpstream(t *testing.T) {
 			t.Errorf("the steps lack %q:\n%s", want, steps)
 		}
 	}
+	// The page leaves turns to the server: Sova asks the upstream for its
+	// voice detection, which also cancels an answer the person speaks over.
+	if ss := up.Sessions(); len(ss) == 0 || ss[0].Audio.Input.TurnDetection == nil || ss[0].Audio.Input.TurnDetection.Type != "server_vad" ||
+		ss[0].Audio.Input.TurnDetection.InterruptResponse == nil || !*ss[0].Audio.Input.TurnDetection.InterruptResponse {
+		t.Errorf("the upstream session's turn detection: %+v", ss)
+	}
 	if frames, n := up.Appended(); frames < 10 || n == 0 || n%2 != 0 {
 		t.Errorf("the upstream got %d input_audio_buffer.append events with %d bytes, want PCM16 as it comes", frames, n)
 	}
