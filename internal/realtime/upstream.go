@@ -44,8 +44,11 @@ type upstream struct {
 	deferred atomic.Bool // a response.create came while actions were held
 	refused  atomic.Bool // the person's last turn was over their limits
 
-	mu     sync.Mutex
-	steps  []json.RawMessage
+	mu    sync.Mutex
+	steps []json.RawMessage
+	// usage is the tokens of responses not kept yet: those that only
+	// called functions count with the answer that follows them.
+	usage  *sova.Usage
 	stored bool // the chat exists
 }
 
@@ -120,6 +123,14 @@ func (u *upstream) close() {
 	u.conn.CloseNow()
 	u.wg.Wait()
 	u.v.Close()
+	// A session that ended between a function call and its answer keeps
+	// the call's steps and tokens with an empty answer.
+	u.mu.Lock()
+	left := u.usage != nil || len(u.steps) > 0
+	u.mu.Unlock()
+	if left {
+		u.store(context.Background(), &sova.Message{Role: "assistant", Mode: "assistant", Model: u.s.h.cfg.Upstream.Model, FinishReason: event.FinishCancelled})
+	}
 }
 
 func (u *upstream) describe() map[string]any {
@@ -403,9 +414,20 @@ func (u *upstream) done(ctx context.Context, raw []byte) {
 			calls = append(calls, it)
 		}
 	}
-	msg := &sova.Message{Role: "assistant", Content: strings.Join(said, " "), Mode: "assistant", Model: u.s.h.cfg.Upstream.Model}
 	if r.Usage != nil {
-		msg.Usage = &sova.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens, TotalTokens: r.Usage.TotalTokens}
+		u.mu.Lock()
+		if u.usage == nil {
+			u.usage = &sova.Usage{}
+		}
+		u.usage.InputTokens += r.Usage.InputTokens
+		u.usage.OutputTokens += r.Usage.OutputTokens
+		u.usage.TotalTokens += r.Usage.TotalTokens
+		u.mu.Unlock()
+	}
+	msg := &sova.Message{Role: "assistant", Content: strings.Join(said, " "), Mode: "assistant", Model: u.s.h.cfg.Upstream.Model}
+	if r.Status == "cancelled" {
+		// The person spoke over it: the chat shows it was cut off.
+		msg.FinishReason = event.FinishCancelled
 	}
 	if r.Status != "completed" || len(calls) == 0 {
 		if msg.Content != "" {
@@ -436,7 +458,12 @@ func (u *upstream) done(ctx context.Context, raw []byte) {
 			handoff = res.Handoff
 		}
 	}
-	u.store(ctx, msg)
+	if msg.Content != "" {
+		u.store(ctx, msg)
+	}
+	// A response that only called functions is not an answer of its own:
+	// its steps and tokens are kept with the answer that follows, so the
+	// chat has one answer per turn.
 	if question != "" {
 		u.held.Store(true)
 		if err := u.configure(ctx); err != nil {
@@ -508,6 +535,7 @@ func (u *upstream) store(ctx context.Context, m *sova.Message) {
 	if m.Role == "assistant" {
 		rec, _ := json.Marshal(map[string]any{"agent": u.v.Agent(), "voice": true, "events": u.steps})
 		m.ToolCalls, u.steps = rec, nil
+		m.Usage, u.usage = u.usage, nil
 	}
 	if err := chats.AddMessage(ctx, uid, m); err != nil {
 		u.s.h.cfg.Logger.Error("keeping a voice message failed", "err", err)
