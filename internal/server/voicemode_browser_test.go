@@ -359,6 +359,10 @@ func TestBrowserVoiceModeUpstream(t *testing.T) {
 			t.Errorf("the steps lack %q:\n%s", want, steps)
 		}
 	}
+	// A step's title is shown as it is, not as "Uses <title>".
+	if strings.Contains(steps, "Uses Searching") || strings.Contains(steps, "Uses Handing") {
+		t.Errorf("a titled step reads as a tool name:\n%s", steps)
+	}
 	// The page leaves turns to the server: Sova asks the upstream for its
 	// voice detection, which also cancels an answer the person speaks over.
 	if ss := up.Sessions(); len(ss) == 0 || ss[0].Audio.Input.TurnDetection == nil || ss[0].Audio.Input.TurnDetection.Type != "server_vad" ||

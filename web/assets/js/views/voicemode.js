@@ -254,7 +254,10 @@ class VoiceSession {
       return;
     }
     if (s.type === 'tool-call' && s.toolCall) {
-      this.steps.append(h('li', { class: 'vm-step muted' }, t('vmTool', { name: String(s.toolCall.title || s.toolCall.name || '') })));
+      // A title is already a phrase ("Handing off to …"); a bare tool name
+      // is not, and gets "Uses …".
+      const text = s.toolCall.title ? String(s.toolCall.title) : t('vmTool', { name: String(s.toolCall.name || '') });
+      this.steps.append(h('li', { class: 'vm-step muted' }, text));
     } else if (s.type === 'tool-result' && s.toolResult?.error) {
       this.steps.append(h('li', { class: 'vm-step vm-step-error' }, icon('alert'), String(s.toolResult.error)));
     }
