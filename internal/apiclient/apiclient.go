@@ -344,7 +344,7 @@ func (c *Client) DoStatus(ctx context.Context, method, rawURL string, header htt
 		if errors.Is(perr, context.Canceled) {
 			return nil, 0, c.at(c.Errorf(nil, perr, "request cancelled before the service answered"), rawURL)
 		}
-		return nil, 0, c.at(c.Errorf(nil, perr, "request stopped"), rawURL)
+		return nil, 0, c.at(c.Errorf(nil, perr, "request stopped (cancelled at the caller's deadline)"), rawURL)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil, 0, c.noAnswer(rawURL, c.opts.Timeout)
