@@ -147,7 +147,8 @@ type Options struct {
 	MaxBytes int64
 	// RetryBackoff is the pause before retrying a 5xx answer or a network
 	// failure; 0 means DefaultRetryBackoff, a negative value turns retries
-	// off. Timeouts, 429 and other 4xx answers are never retried.
+	// off. Timeouts and 4xx answers are never retried (429 only as
+	// MaxRetryAfter says).
 	RetryBackoff time.Duration
 	// Retries is how often a 5xx answer or a network failure is retried;
 	// 0 means once.
