@@ -1,11 +1,14 @@
 // Package apiclient sends requests to the third-party HTTP APIs behind
-// Sova's provider-backed tools: the search groups (internal/provider/academic,
-// internal/provider/youtube, internal/provider/reddit) and the data tools (internal/provider/markets,
+// Sova: the web search providers (internal/search: SearXNG, Brave,
+// DuckDuckGo, Wikipedia, and Exa and Tavily through internal/provider),
+// the search groups (internal/provider/academic, internal/provider/youtube,
+// internal/provider/reddit) and the data tools (internal/provider/markets,
 // internal/provider/coins, internal/provider/weather, internal/provider/places).
 //
 // A Client bounds every call by a timeout, reads at most MaxBytes of an
 // answer, optionally waits its turn on a rate limiter, retries a 5xx answer
-// or a network failure (not a timeout) once after a short pause, and turns
+// or a network failure (not a timeout) once after a short pause (a 429
+// answer too, when Options.MaxRetryAfter allows its wait), and turns
 // everything else into an *Error that names the provider and the HTTP
 // status. Secrets (API keys sent in headers or query parameters), and the
 // values of query parameters that usually carry keys, never appear in an
@@ -144,11 +147,18 @@ type Options struct {
 	MaxBytes int64
 	// RetryBackoff is the pause before retrying a 5xx answer or a network
 	// failure; 0 means DefaultRetryBackoff, a negative value turns retries
-	// off. Timeouts, 429 and other 4xx answers are never retried.
+	// off. Timeouts and 4xx answers are never retried (429 only as
+	// MaxRetryAfter says).
 	RetryBackoff time.Duration
 	// Retries is how often a 5xx answer or a network failure is retried;
 	// 0 means once.
 	Retries int
+	// MaxRetryAfter, when positive, makes a 429 answer retried like a
+	// 5xx one, after the wait its Retry-After asks for (at least
+	// RetryBackoff), as long as that wait is at most MaxRetryAfter; a
+	// longer one makes the answer final. 0 leaves 429 final, for callers
+	// with another provider to move on to.
+	MaxRetryAfter time.Duration
 	// Limiter, when set, is waited on before every attempt, so that the
 	// provider gets no more requests than it allows.
 	Limiter *rate.Limiter
@@ -162,6 +172,10 @@ type Options struct {
 	// Hint, when set, adds advice to the error of a non-2xx answer
 	// ("check the API key"); "" adds none.
 	Hint func(status int) string
+	// Cause, when set, gives the error of a non-2xx answer a cause that
+	// errors.Is matches and its text ends with: what the person can do
+	// about it (a setting to change); nil adds none.
+	Cause func(status int) error
 	// Breaker remembers failures of the provider (5xx, 429, no answer)
 	// across calls: after a few in a row every call fails at once for a
 	// cool-down, so that a run whose provider is down does not ask it
@@ -288,6 +302,13 @@ func (c *Client) Errorf(kind, cause error, format string, args ...any) *Error {
 // Do sends one request (retried on a 5xx answer or a network failure, as
 // Options say) and returns the body of a 2xx answer.
 func (c *Client) Do(ctx context.Context, method, rawURL string, header http.Header, body []byte) ([]byte, error) {
+	out, _, err := c.DoStatus(ctx, method, rawURL, header, body)
+	return out, err
+}
+
+// DoStatus is Do that also returns the status of the 2xx answer, for
+// APIs that say something with it (202: accepted but not answered).
+func (c *Client) DoStatus(ctx context.Context, method, rawURL string, header http.Header, body []byte) ([]byte, int, error) {
 	parent := ctx
 	if c.opts.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -304,36 +325,39 @@ func (c *Client) Do(ctx context.Context, method, rawURL string, header http.Head
 			break
 		}
 		var (
-			out   []byte
-			retry bool
+			out    []byte
+			status int
+			retry  bool
+			wait   time.Duration
 		)
-		out, retry, err = c.once(ctx, method, rawURL, header, body)
+		out, status, retry, wait, err = c.once(ctx, method, rawURL, header, body)
 		if ctx.Err() == nil {
 			br.Record(name, err)
 		}
 		if err == nil {
-			return out, nil
+			return out, status, nil
 		}
-		if !retry || attempt >= c.opts.Retries || !br.Sleep(ctx, name, c.opts.RetryBackoff) {
+		if !retry || attempt >= c.opts.Retries || !br.Sleep(ctx, name, max(wait, c.opts.RetryBackoff)) {
 			break
 		}
 	}
 	if perr := parent.Err(); perr != nil {
 		if errors.Is(perr, context.Canceled) {
-			return nil, c.at(c.Errorf(nil, perr, "request cancelled before the service answered"), rawURL)
+			return nil, 0, c.at(c.Errorf(nil, perr, "request cancelled before the service answered"), rawURL)
 		}
-		return nil, c.at(c.Errorf(nil, perr, "request stopped"), rawURL)
+		return nil, 0, c.at(c.Errorf(nil, perr, "request stopped (cancelled at the caller's deadline)"), rawURL)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return nil, c.noAnswer(rawURL, c.opts.Timeout)
+		return nil, 0, c.noAnswer(rawURL, c.opts.Timeout)
 	}
-	return nil, err
+	return nil, 0, err
 }
 
-// once performs one attempt and reports whether a failure may be retried.
-func (c *Client) once(ctx context.Context, method, rawURL string, header http.Header, body []byte) ([]byte, bool, error) {
+// once performs one attempt. A failure that may be retried says so, with
+// the wait the service asked for (0: none).
+func (c *Client) once(ctx context.Context, method, rawURL string, header http.Header, body []byte) (data []byte, status int, retry bool, wait time.Duration, err error) {
 	if err := c.wait(ctx); err != nil {
-		return nil, false, err
+		return nil, 0, false, 0, err
 	}
 	var rd io.Reader
 	if body != nil {
@@ -341,7 +365,7 @@ func (c *Client) once(ctx context.Context, method, rawURL string, header http.He
 	}
 	req, err := http.NewRequestWithContext(ctx, method, rawURL, rd)
 	if err != nil {
-		return nil, false, c.Errorf(nil, unwrapURLError(err), "cannot build the request")
+		return nil, 0, false, 0, c.Errorf(nil, unwrapURLError(err), "cannot build the request")
 	}
 	for k, vs := range header {
 		for _, v := range vs {
@@ -353,25 +377,31 @@ func (c *Client) once(ctx context.Context, method, rawURL string, header http.He
 	resp, err := c.http.Do(req)
 	if err != nil {
 		e, retry := c.transportError(ctx, rawURL, err, "cannot reach the service")
-		return nil, retry, e
+		return nil, 0, retry, 0, e
 	}
 	defer resp.Body.Close()
 
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBytes+1))
+	data, err = io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBytes+1))
 	if err != nil {
 		e, retry := c.transportError(ctx, rawURL, err, "reading the answer failed")
 		e.Status = resp.StatusCode
-		return nil, retry, e
+		return nil, 0, retry, 0, e
 	}
 	if int64(len(data)) > c.opts.MaxBytes {
 		e := c.at(c.Errorf(ErrBadResponse, nil, "the answer is larger than %s", sizeText(c.opts.MaxBytes)), rawURL)
 		e.Status = resp.StatusCode
-		return nil, false, e
+		return nil, 0, false, 0, e
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return data, false, nil
+		return data, resp.StatusCode, false, 0, nil
 	}
-	return nil, resp.StatusCode >= 500, c.statusError(rawURL, resp, data)
+	e := c.statusError(rawURL, resp, data)
+	if resp.StatusCode == http.StatusTooManyRequests && c.opts.MaxRetryAfter > 0 {
+		// A short pause the service asks for is worth waiting out; a long
+		// one is the caller's to handle (another provider, a later try).
+		return nil, 0, e.RetryAfter <= c.opts.MaxRetryAfter, e.RetryAfter, e
+	}
+	return nil, 0, resp.StatusCode >= 500, 0, e
 }
 
 // wait takes a turn on the Limiter, if any.
@@ -440,7 +470,11 @@ func (c *Client) statusError(rawURL string, resp *http.Response, body []byte) *E
 			msg += " (" + h + ")"
 		}
 	}
-	e := c.at(c.Errorf(nil, nil, "%s", msg), rawURL)
+	var cause error
+	if c.opts.Cause != nil {
+		cause = c.opts.Cause(resp.StatusCode)
+	}
+	e := c.at(c.Errorf(nil, cause, "%s", msg), rawURL)
 	e.Status = resp.StatusCode
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests || limited:

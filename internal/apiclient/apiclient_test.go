@@ -13,6 +13,7 @@ import (
 
 	"github.com/sova-ai/sova/internal/apiclient"
 	"github.com/sova-ai/sova/internal/apiclient/apitest"
+	"github.com/sova-ai/sova/internal/egress"
 	"github.com/sova-ai/sova/internal/errtext"
 )
 
@@ -479,4 +480,68 @@ func TestBaseURL(t *testing.T) {
 func loopback(o apiclient.Options) *apiclient.Client {
 	o.Bases = append(o.Bases, "http://127.0.0.1")
 	return apiclient.New(o)
+}
+
+// With MaxRetryAfter a 429 is retried after the wait it asks for when
+// that wait is short; a longer one, or none allowed, leaves it final.
+func TestMaxRetryAfter(t *testing.T) {
+	tests := []struct {
+		name       string
+		retryAfter string
+		max        time.Duration
+		wantHits   int
+		wantStatus int
+	}{
+		{"short wait retried", "0", time.Second, 2, 200},
+		{"wait over the cap final", "3600", time.Second, 1, 429},
+		{"off by default", "0", 0, 1, 429},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := 0
+			srv := apitest.New(t, func(*http.Request) apitest.Reply {
+				n++
+				if n == 1 {
+					return apitest.Reply{Status: 429, Body: "slow down", Header: map[string]string{"Retry-After": tc.retryAfter}}
+				}
+				return apitest.Reply{Body: `{}`}
+			})
+			c := newClient(apiclient.Options{HTTPClient: srv.Client(), MaxRetryAfter: tc.max})
+			_, err := c.Get(t.Context(), srv.URL, nil)
+			if got := len(srv.Requests()); got != tc.wantHits {
+				t.Errorf("requests = %d, want %d", got, tc.wantHits)
+			}
+			if tc.wantStatus == 200 {
+				if err != nil {
+					t.Fatalf("err = %v", err)
+				}
+				return
+			}
+			apitest.WantError(t, err, tc.wantStatus, "HTTP 429")
+		})
+	}
+}
+
+// DoStatus gives the status of a 2xx answer; Cause gives a non-2xx
+// answer's error a cause that errors.Is matches and its text names.
+func TestDoStatusAndCause(t *testing.T) {
+	srv := apitest.New(t, apitest.ByPath(map[string]apitest.Reply{
+		"/accepted": {Status: http.StatusAccepted, Body: "later"},
+	}, apitest.Reply{Status: http.StatusForbidden, Body: "Forbidden"}))
+	remedy := errors.New("enable the thing in settings.yml")
+	c := newClient(apiclient.Options{HTTPClient: srv.Client(), Cause: func(status int) error {
+		if status == http.StatusForbidden {
+			return remedy
+		}
+		return nil
+	}})
+	body, status, err := c.DoStatus(t.Context(), http.MethodGet, srv.URL+"/accepted", nil, nil)
+	if err != nil || status != http.StatusAccepted || string(body) != "later" {
+		t.Fatalf("DoStatus = %q, %d, %v; want the 202 answer", body, status, err)
+	}
+	_, status, err = c.DoStatus(t.Context(), http.MethodGet, srv.URL+"/other", nil, nil)
+	if status != 0 || !errors.Is(err, remedy) || !errors.Is(err, egress.ErrAuth) {
+		t.Fatalf("DoStatus = %d, %v; want the 403 with its cause and kind", status, err)
+	}
+	apitest.WantError(t, err, http.StatusForbidden, "HTTP 403 Forbidden", "settings.yml")
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/sova-ai/sova/internal/fetch"
 	"github.com/sova-ai/sova/internal/imageproxy"
 	"github.com/sova-ai/sova/internal/mcp"
+	"github.com/sova-ai/sova/internal/search"
 )
 
 // target is a server on 127.0.0.2, an address no outbound path may reach:
@@ -124,6 +125,21 @@ func TestEveryPathRefusesHostileAddresses(t *testing.T) {
 	images := &imageproxy.Proxy{Client: fetcher.Client(), MaxBytes: 1 << 20, Timeout: 3 * time.Second}
 	mcpClient := mcp.NewClient(nil, mcp.Options{Timeout: 3 * time.Second, AllowHosts: []string{allowedAddr}})
 	api := apiclient.New(apiclient.Options{Provider: "test", Bases: []string{redir.URL}, Timeout: 3 * time.Second, RetryBackoff: -1})
+	// The web search providers as the app builds them: one client on
+	// which the configured services' hosts (here the redirector's) are
+	// reachable; each provider's URL is the row's.
+	searchClient := egress.ServiceClient(3*time.Second, redir.URL)
+	searchOpts := []search.Option{search.WithTimeout(3 * time.Second), search.WithRetryBackoff(0)}
+	searchProviders := func(raw string) []search.Provider {
+		return []search.Provider{
+			search.NewSearXNG(raw, searchClient, searchOpts...),
+			search.NewBrave("key", raw, searchClient, searchOpts...),
+			search.NewDuckDuckGo(raw, searchClient, searchOpts...),
+			search.NewWikipedia(raw, searchClient, searchOpts...),
+			search.NewExa("key", raw, searchClient, searchOpts...),
+			search.NewTavily("key", raw, searchClient, searchOpts...),
+		}
+	}
 	reader, err := fetch.NewExternalReader(fetch.ExternalConfig{Service: fetch.ReaderJina, BaseURL: redir.URL, Timeout: 3 * time.Second, CheckURL: fetcher.CheckURL})
 	if err != nil {
 		t.Fatal(err)
@@ -187,6 +203,18 @@ func TestEveryPathRefusesHostileAddresses(t *testing.T) {
 			defer cancel()
 			_, err := api.Get(c, raw, nil)
 			return err
+		}},
+		{"search providers", func(t *testing.T, raw string) error {
+			c, cancel := short()
+			defer cancel()
+			// Each provider must refuse; the first that does not is
+			// the path's answer.
+			for _, p := range searchProviders(raw) {
+				if _, err := p.Search(c, search.Query{Text: "q"}); !refused(err) {
+					return fmt.Errorf("%s: %w", p.Name(), err)
+				}
+			}
+			return egress.ErrBlocked
 		}},
 		{"reader", func(t *testing.T, raw string) error {
 			c, cancel := short()

@@ -34,6 +34,9 @@ type NoSources struct {
 	// NotWeb: the tools search something other than the web (the
 	// person's documents), which the note's wording follows.
 	NotWeb bool
+	// Failure, when set, gives the run's last search failure, which the
+	// status names (tools.Run.SearchFailure).
+	Failure func() error
 
 	mu    sync.Mutex
 	noted bool
@@ -55,7 +58,7 @@ func (g *NoSources) Policy(_ context.Context, p *agent.StepPlan) error {
 		return nil
 	}
 	g.noted = true
-	g.Write(Unverified(g.Sink, g.Lang, !g.NotWeb, ""))
+	g.Write(Unverified(g.Sink, g.Lang, !g.NotWeb, g.failure(), ""))
 	p.Messages = append(p.Messages, llm.Message{Role: llm.RoleUser, Content: NoSourcesInstruction})
 	return nil
 }
@@ -71,7 +74,14 @@ func (g *NoSources) Mark(out *agent.Outcome, text string) string {
 		return text
 	}
 	g.noted = true
-	return Unverified(g.Sink, g.Lang, !g.NotWeb, text)
+	return Unverified(g.Sink, g.Lang, !g.NotWeb, g.failure(), text)
+}
+
+func (g *NoSources) failure() error {
+	if g.Failure == nil {
+		return nil
+	}
+	return g.Failure()
 }
 
 // Noted reports whether the answer was marked as resting on no source.

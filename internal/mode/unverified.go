@@ -30,10 +30,16 @@ func UnverifiedNote(l lang.Language, searched bool) string {
 
 // Unverified marks the answer of a run that read no source: it emits the
 // status that says so (stage StageUnverified) and returns text with the
-// note in front (text as it is when it has the note already).
-func Unverified(sink event.Sink, l lang.Language, searched bool, text string) string {
+// note in front (text as it is when it has the note already). failure is
+// the run's last search failure (tools.Run.SearchFailure), nil when the
+// searches answered or it is not known: with one, the status names the
+// search provider as the cause, not the model.
+func Unverified(sink event.Sink, l lang.Language, searched bool, failure error, text string) string {
 	detail := "no web search was made"
-	if searched {
+	switch {
+	case searched && failure != nil:
+		detail = "the web search failed: " + failure.Error()
+	case searched:
 		detail = "the web search failed or found nothing readable"
 	}
 	Status(sink, StageUnverified, "No source was read: the answer is the model's own knowledge, unverified", detail)

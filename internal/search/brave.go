@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sova-ai/sova/internal/apiclient"
 	"github.com/sova-ai/sova/internal/errtext"
 )
 
@@ -38,23 +39,31 @@ var braveLanguages = map[string]string{
 
 // Brave queries the Brave Search API (GET /res/v1/web/search).
 type Brave struct {
-	key    string
-	base   string
-	caller caller
+	key  string
+	base string
+	api  *apiclient.Client
 }
 
 // NewBrave returns a provider for the Brave Search API. baseURL "" means
-// DefaultBraveURL; a nil httpClient means a fresh default client. The key
-// is sent in the X-Subscription-Token header and never appears in errors.
+// DefaultBraveURL; a nil httpClient means an egress client on which the
+// base's host is reachable wherever it is. The key is sent in the
+// X-Subscription-Token header and never appears in errors.
 func NewBrave(apiKey, baseURL string, httpClient *http.Client, opts ...Option) *Brave {
 	base := strings.TrimRight(strings.TrimSpace(baseURL), "/")
 	if base == "" {
 		base = DefaultBraveURL
 	}
+	key := strings.TrimSpace(apiKey)
 	return &Brave{
-		key:    strings.TrimSpace(apiKey),
-		base:   base,
-		caller: newCaller("brave", httpClient, newConfig(opts)),
+		key:  key,
+		base: base,
+		api: newConfig(opts).client(httpClient, apiclient.Options{
+			Provider: "brave",
+			Bases:    []string{base},
+			Secrets:  []string{key},
+			Describe: braveDescribe,
+			Hint:     braveHint,
+		}),
 	}
 }
 
@@ -89,18 +98,7 @@ func (b *Brave) Search(ctx context.Context, q Query) ([]Result, error) {
 		v.Set("search_lang", l)
 	}
 	u.RawQuery = v.Encode()
-	endpoint := u.String()
-
-	newReq := func(ctx context.Context) (*http.Request, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
-		if err != nil {
-			return nil, err
-		}
-		r.Header.Set("Accept", "application/json")
-		r.Header.Set("X-Subscription-Token", b.key)
-		return r, nil
-	}
-	body, err := b.caller.do(ctx, newReq, b.statusError)
+	body, err := b.api.Get(ctx, u.String(), http.Header{"Accept": {"application/json"}, "X-Subscription-Token": {b.key}})
 	if err != nil {
 		return nil, err
 	}
@@ -116,10 +114,10 @@ func (b *Brave) Search(ctx context.Context, q Query) ([]Result, error) {
 	return b.results(resp, q), nil
 }
 
-// statusError reads Brave's error body
-// {"type":"ErrorResponse","error":{"id","status","code","detail","meta"}}.
-func (b *Brave) statusError(status int, body []byte) *Error {
-	msg := "the service answered " + statusText(status)
+// braveDescribe reads Brave's error body
+// {"type":"ErrorResponse","error":{"id","status","code","detail","meta"}}:
+// the detail, its code and the parameters it refused.
+func braveDescribe(_ int, body []byte) (string, bool) {
 	var eb struct {
 		Error struct {
 			Code   string `json:"code"`
@@ -132,26 +130,28 @@ func (b *Brave) statusError(status int, body []byte) *Error {
 			} `json:"meta"`
 		} `json:"error"`
 	}
-	detail := snippet(body)
-	if json.Unmarshal(body, &eb) == nil && (eb.Error.Detail != "" || eb.Error.Code != "") {
-		detail = strings.TrimSpace(eb.Error.Detail)
-		if eb.Error.Code != "" {
-			detail = strings.TrimSpace(detail + " (" + eb.Error.Code + ")")
-		}
-		for _, e := range eb.Error.Meta.Errors {
-			detail += fmt.Sprintf("; %v: %s", e.Loc, e.Msg)
-		}
+	if json.Unmarshal(body, &eb) != nil || (eb.Error.Detail == "" && eb.Error.Code == "") {
+		return "", false
 	}
-	if detail != "" {
-		msg += ": " + redact(detail, b.key)
+	detail := strings.TrimSpace(eb.Error.Detail)
+	if eb.Error.Code != "" {
+		detail = strings.TrimSpace(detail + " (" + eb.Error.Code + ")")
 	}
+	for _, e := range eb.Error.Meta.Errors {
+		detail += fmt.Sprintf("; %v: %s", e.Loc, e.Msg)
+	}
+	return detail, false
+}
+
+// braveHint says what to check after a refusal or a rate limit.
+func braveHint(status int) string {
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		msg += " (check BRAVE_API_KEY and that the key has an active subscription)"
+		return "check BRAVE_API_KEY and that the key has an active subscription"
 	case http.StatusTooManyRequests:
-		msg += " (the plan's rate limit; lower the brave entry of SOVA_SEARCH_LIMITS)"
+		return "the plan's rate limit; lower the brave entry of SOVA_SEARCH_LIMITS"
 	}
-	return &Error{Message: msg}
+	return ""
 }
 
 func (b *Brave) results(resp braveResponse, q Query) []Result {

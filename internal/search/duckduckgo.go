@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/sova-ai/sova/internal/apiclient"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -39,18 +40,23 @@ var ErrChallenged = errors.New("the search engine answered with a bot challenge 
 // needs no account or key. It is meant for light use; DuckDuckGo answers
 // bursts of queries with a challenge page, reported as ErrChallenged.
 type DuckDuckGo struct {
-	base   string
-	caller caller
+	base string
+	api  *apiclient.Client
 }
 
 // NewDuckDuckGo returns the DuckDuckGo provider. baseURL "" means
-// DefaultDuckDuckGoURL; a nil httpClient means a fresh default client.
+// DefaultDuckDuckGoURL; a nil httpClient means an egress client on which
+// the base's host is reachable wherever it is.
 func NewDuckDuckGo(baseURL string, httpClient *http.Client, opts ...Option) *DuckDuckGo {
 	base := strings.TrimRight(strings.TrimSpace(baseURL), "/")
 	if base == "" {
 		base = DefaultDuckDuckGoURL
 	}
-	return &DuckDuckGo{base: base, caller: newCaller("duckduckgo", httpClient, newConfig(opts))}
+	return &DuckDuckGo{base: base, api: newConfig(opts).client(httpClient, apiclient.Options{
+		Provider: "duckduckgo",
+		Bases:    []string{base},
+		Cause:    duckduckgoCause,
+	})}
 }
 
 // Name returns "duckduckgo".
@@ -74,21 +80,11 @@ func (d *DuckDuckGo) Search(ctx context.Context, q Query) ([]Result, error) {
 	if df := duckduckgoTimeRanges[q.TimeRange]; df != "" {
 		form.Set("df", df)
 	}
-	payload := form.Encode()
-	endpoint := d.base + "/html/"
-	newReq := func(ctx context.Context) (*http.Request, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(payload))
-		if err != nil {
-			return nil, err
-		}
-		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		r.Header.Set("Accept", "text/html")
-		if q.Language != "" {
-			r.Header.Set("Accept-Language", q.Language)
-		}
-		return r, nil
+	header := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Accept": {"text/html"}}
+	if q.Language != "" {
+		header.Set("Accept-Language", q.Language)
 	}
-	body, status, err := d.caller.doStatus(ctx, newReq, d.statusError)
+	body, status, err := d.api.DoStatus(ctx, http.MethodPost, d.base+"/html/", header, []byte(form.Encode()))
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +100,13 @@ func (d *DuckDuckGo) Search(ctx context.Context, q Query) ([]Result, error) {
 	return results, nil
 }
 
-func (d *DuckDuckGo) statusError(status int, body []byte) *Error {
-	msg := "the service answered " + statusText(status)
+// duckduckgoCause reads a 403 or a 429 as DuckDuckGo's refusal of this
+// address, ErrChallenged.
+func duckduckgoCause(status int) error {
 	if status == http.StatusForbidden || status == http.StatusTooManyRequests {
-		return &Error{Message: msg, Err: ErrChallenged}
+		return ErrChallenged
 	}
-	return &Error{Message: msg}
+	return nil
 }
 
 // results extracts the organic results. found reports whether the page

@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"github.com/sova-ai/sova/internal/apiclient"
 	"net/http"
 	"strings"
 	"time"
@@ -91,20 +90,6 @@ func (e *Exa) Search(ctx context.Context, q Query) ([]Result, error) {
 		out = append(out, res)
 	}
 	return out, nil
-}
-
-// api turns the search options into those of the shared provider
-// clients: no timeout of the provider's own is apiclient's negative one,
-// no backoff (retry at once) a nanosecond's (0 is its default).
-func (c config) api(hc *http.Client) apiclient.Options {
-	o := apiclient.Options{HTTPClient: hc, Timeout: c.timeout, RetryBackoff: c.backoff, UserAgent: c.userAgent}
-	if o.Timeout <= 0 {
-		o.Timeout = -1
-	}
-	if o.RetryBackoff <= 0 {
-		o.RetryBackoff = time.Nanosecond
-	}
-	return o
 }
 
 // timeRangeStart returns the earliest publication time a time range

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/sova-ai/sova/internal/errtext"
@@ -89,16 +88,7 @@ func (s *SearXNG) SearchImages(ctx context.Context, q Query) ([]Image, error) {
 		return nil, err
 	}
 	endpoint = strings.Replace(endpoint, "categories=general", "categories=images", 1)
-	newReq := func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		req.Header.Set("Accept-Language", cmp.Or(q.Language, "*"))
-		return req, nil
-	}
-	body, err := s.caller.do(ctx, newReq, s.statusError)
+	body, err := s.api.Get(ctx, endpoint, searxngHeader(q))
 	if err != nil {
 		return nil, err
 	}

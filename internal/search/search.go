@@ -5,19 +5,25 @@
 // concurrency and rate limit shared by all runs; Chain tries providers in
 // order and may keep answers in a ResultCache.
 //
-// Every provider call waits on the context it is given and is additionally
-// bounded by a per-call timeout (DefaultTimeout unless WithTimeout says
-// otherwise). A call is retried once, after a short backoff, when the provider
-// answers 5xx or 429 or when the network fails; other 4xx answers are final.
+// Every provider sends its requests through internal/apiclient, the one
+// HTTP layer of provider APIs, and waits on the context it is given and a
+// per-call timeout (DefaultTimeout unless WithTimeout says otherwise). A
+// call is retried once, after a short backoff, when the provider answers
+// 5xx or when the network fails; a 429 from SearXNG, Brave, DuckDuckGo or
+// Wikipedia is retried once when it asks for a short wait, one from Exa or
+// Tavily is final; other 4xx answers are final. Each provider has a
+// breaker: after failures in a row it is not asked for a cool-down, and
+// its calls fail at once saying so.
 package search
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sova-ai/sova/internal/egress"
 	"strings"
 	"time"
+
+	"github.com/sova-ai/sova/internal/apiclient"
 )
 
 // Defaults used when a Query or an Option leaves a value unset.
@@ -157,47 +163,18 @@ func WithAdvancedDepth() Option { return func(c *config) { c.depth = "advanced" 
 // or "text") as include_raw_content; it arrives in Result.Content.
 func WithRawContent(format string) Option { return func(c *config) { c.raw = format } }
 
-// Error is the error returned by the built-in providers. Its text starts with
-// the provider name, so it reads well on its own and inside a Chain error.
+// Error is the error of a search provider: apiclient's, which the wire
+// errors of every provider already are, so that search's own (an invalid
+// query, an answer that is not JSON) read and match alike. Its text starts
+// with the provider name, so it reads well on its own and inside a Chain
+// error.
 //
 // The text reaches the people who use Sova (a failed query's part of the
 // stream, a tool's result), so it says which provider failed and why but
 // not where the provider lives: the address is Addr, which only the log
 // sees (errtext.Detail), and network failures in Err name no address
 // either (errtext.Net).
-type Error struct {
-	Provider string // provider name, e.g. "searxng"
-	Status   int    // HTTP status of the answer; 0 when none arrived
-	Message  string // what went wrong, naming no address
-	Err      error  // the cause or the remedy; may be nil
-	// Addr is the address of the service that failed (its base URL, or
-	// scheme and host), kept out of the text; "" when unknown.
-	Addr string
-}
-
-func (e *Error) Error() string {
-	s := e.Provider + ": " + e.Message
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Is makes an answer's error match its egress kind (errors.Is(err,
-// egress.ErrTransient) for a 5xx), which the provider's breaker counts.
-func (e *Error) Is(target error) bool {
-	return e.Status != 0 && target == egress.KindOfStatus(e.Status)
-}
-
-// Private is where the provider was asked, for the log.
-func (e *Error) Private() string {
-	if e.Addr == "" {
-		return ""
-	}
-	return e.Provider + " at " + e.Addr
-}
+type Error = apiclient.Error
 
 // ErrJSONDisabled is wrapped by the error of a SearXNG instance that refuses
 // format=json (it answers 403 unless JSON is enabled in settings.yml).

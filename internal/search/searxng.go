@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/sova-ai/sova/internal/apiclient"
 	"github.com/sova-ai/sova/internal/errtext"
 )
 
@@ -17,18 +19,24 @@ import (
 // in settings.yml; otherwise it answers 403 and Search returns an error
 // wrapping ErrJSONDisabled.
 type SearXNG struct {
-	base   string
-	caller caller
+	base string
+	api  *apiclient.Client
 }
 
 // NewSearXNG returns a provider for the SearXNG instance at baseURL (for
 // example "http://localhost:8888" or "https://example.org/searxng"). A nil
-// httpClient means a fresh default client. Problems with baseURL are
-// reported by Search.
+// httpClient means an egress client on which baseURL's host is reachable
+// wherever it is. Problems with baseURL are reported by Search.
 func NewSearXNG(baseURL string, httpClient *http.Client, opts ...Option) *SearXNG {
+	base := strings.TrimRight(strings.TrimSpace(baseURL), "/")
 	return &SearXNG{
-		base:   strings.TrimRight(strings.TrimSpace(baseURL), "/"),
-		caller: newCaller("searxng", httpClient, newConfig(opts)),
+		base: base,
+		api: newConfig(opts).client(httpClient, apiclient.Options{
+			Provider: "searxng",
+			Bases:    []string{base},
+			Hint:     searxngHint,
+			Cause:    searxngCause,
+		}),
 	}
 }
 
@@ -49,21 +57,7 @@ func (s *SearXNG) Search(ctx context.Context, q Query) ([]Result, error) {
 		return nil, err
 	}
 
-	newReq := func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		// SearXNG's bot detection rejects requests without Accept-Language.
-		lang := q.Language
-		if lang == "" {
-			lang = "*"
-		}
-		req.Header.Set("Accept-Language", lang)
-		return req, nil
-	}
-	body, err := s.caller.do(ctx, newReq, s.statusError)
+	body, err := s.api.Get(ctx, endpoint, searxngHeader(q))
 	if err != nil {
 		return nil, err
 	}
@@ -122,18 +116,27 @@ func (s *SearXNG) endpoint(q Query) (string, error) {
 	return u.String(), nil
 }
 
-func (s *SearXNG) statusError(status int, body []byte) *Error {
+// searxngHeader is what every request to the instance sends: JSON
+// accepted, and a language, since SearXNG's bot detection rejects
+// requests without Accept-Language.
+func searxngHeader(q Query) http.Header {
+	return http.Header{"Accept": {"application/json"}, "Accept-Language": {cmp.Or(q.Language, "*")}}
+}
+
+// searxngHint explains a 403: the instance has the JSON format off.
+func searxngHint(status int) string {
 	if status == http.StatusForbidden {
-		return &Error{
-			Message: fmt.Sprintf("the instance refused format=json (%s)", statusText(status)),
-			Err:     ErrJSONDisabled,
-		}
+		return "the instance refused format=json"
 	}
-	msg := "the service answered " + statusText(status)
-	if sn := snippet(body); sn != "" {
-		msg += ": " + sn
+	return ""
+}
+
+// searxngCause gives a 403 its remedy, ErrJSONDisabled.
+func searxngCause(status int) error {
+	if status == http.StatusForbidden {
+		return ErrJSONDisabled
 	}
-	return &Error{Message: msg}
+	return nil
 }
 
 // results maps the answer to Results, enforcing domain filters and the

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sova-ai/sova/internal/apiclient"
 	"github.com/sova-ai/sova/internal/errtext"
 )
 
@@ -27,13 +28,14 @@ var wikipediaLang = regexp.MustCompile(`^[a-z]{2,3}(-[a-z]{2,8})?$`)
 // REST API (GET /w/rest.php/v1/search/page), which needs no key. The
 // language edition follows the query's language (English when unset).
 type Wikipedia struct {
-	base   string // may contain "{lang}"
-	caller caller
+	base string // may contain "{lang}"
+	api  *apiclient.Client
 }
 
 // NewWikipedia returns the Wikipedia provider. baseURL "" means
 // DefaultWikipediaURL; a base without "{lang}" serves every language
-// (tests, a mirror). A nil httpClient means a fresh default client.
+// (tests, a mirror). A nil httpClient means an egress client on which a
+// base without "{lang}" is reachable wherever it is.
 func NewWikipedia(baseURL string, httpClient *http.Client, opts ...Option) *Wikipedia {
 	base := strings.TrimRight(strings.TrimSpace(baseURL), "/")
 	if base == "" {
@@ -44,7 +46,11 @@ func NewWikipedia(baseURL string, httpClient *http.Client, opts ...Option) *Wiki
 		// Wikimedia asks API clients for a User-Agent that says who they are.
 		cfg.userAgent = DefaultUserAgent + " (+https://github.com/sova-ai/sova)"
 	}
-	return &Wikipedia{base: base, caller: newCaller("wikipedia", httpClient, cfg)}
+	return &Wikipedia{base: base, api: cfg.client(httpClient, apiclient.Options{
+		Provider: "wikipedia",
+		Bases:    []string{base},
+		Describe: wikipediaDescribe,
+	})}
 }
 
 // Name returns "wikipedia".
@@ -75,16 +81,7 @@ func (w *Wikipedia) Search(ctx context.Context, q Query) ([]Result, error) {
 	v.Set("q", strings.TrimSpace(q.Text))
 	v.Set("limit", strconv.Itoa(min(q.maxResults(), wikipediaMaxResults)))
 	u.RawQuery = v.Encode()
-	endpoint := u.String()
-	newReq := func(ctx context.Context) (*http.Request, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
-		if err != nil {
-			return nil, err
-		}
-		r.Header.Set("Accept", "application/json")
-		return r, nil
-	}
-	body, err := w.caller.do(ctx, newReq, w.statusError)
+	body, err := w.api.Get(ctx, u.String(), http.Header{"Accept": {"application/json"}})
 	if err != nil {
 		return nil, err
 	}
@@ -100,34 +97,31 @@ func (w *Wikipedia) Search(ctx context.Context, q Query) ([]Result, error) {
 	return w.results(resp, site, lang, q), nil
 }
 
-// statusError reads the MediaWiki REST error body
+// wikipediaDescribe reads the MediaWiki REST error body
 // {"errorKey","messageTranslations":{"en":"..."},"httpCode","httpReason"}.
-func (w *Wikipedia) statusError(status int, body []byte) *Error {
-	msg := "the service answered " + statusText(status)
+func wikipediaDescribe(_ int, body []byte) (string, bool) {
 	var eb struct {
 		ErrorKey            string            `json:"errorKey"`
 		Message             string            `json:"message"`
 		MessageTranslations map[string]string `json:"messageTranslations"`
 		HTTPReason          string            `json:"httpReason"`
 	}
-	detail := snippet(body)
-	if json.Unmarshal(body, &eb) == nil {
-		switch {
-		case eb.MessageTranslations["en"] != "":
-			detail = eb.MessageTranslations["en"]
-		case eb.Message != "":
-			detail = eb.Message
-		case eb.HTTPReason != "":
-			detail = eb.HTTPReason
-		}
-		if eb.ErrorKey != "" {
-			detail += " (" + eb.ErrorKey + ")"
-		}
+	if json.Unmarshal(body, &eb) != nil {
+		return "", false
 	}
-	if detail = strings.TrimSpace(detail); detail != "" {
-		msg += ": " + detail
+	var detail string
+	switch {
+	case eb.MessageTranslations["en"] != "":
+		detail = eb.MessageTranslations["en"]
+	case eb.Message != "":
+		detail = eb.Message
+	case eb.HTTPReason != "":
+		detail = eb.HTTPReason
 	}
-	return &Error{Message: msg}
+	if eb.ErrorKey != "" {
+		detail += " (" + eb.ErrorKey + ")"
+	}
+	return strings.TrimSpace(detail), false
 }
 
 func (w *Wikipedia) results(resp wikipediaResponse, site, lang string, q Query) []Result {

@@ -132,6 +132,7 @@ type SearXNG struct {
 	imageQueries []string
 	// Fail, when set, makes every search answer this status.
 	Fail atomic.Int32
+	hits atomic.Int64 // requests for /search, answered or failed
 	// Extra results appended to every answer (e.g. a blocked domain).
 	Extra []map[string]any
 	// Window, when set, answers each query with that many articles from
@@ -140,6 +141,10 @@ type SearXNG struct {
 	Window int
 	delay  atomic.Int64 // nanoseconds waited before each answer
 }
+
+// Hits is how many search requests reached the instance, those Fail
+// refused included: what a provider that is down is asked.
+func (s *SearXNG) Hits() int { return int(s.hits.Load()) }
 
 // SetDelay makes every search answer wait d; safe while searches run.
 func (s *SearXNG) SetDelay(d time.Duration) { s.delay.Store(int64(d)) }
@@ -156,6 +161,7 @@ func NewSearXNG(t testing.TB, site *Site, articles []Article) *SearXNG {
 			http.NotFound(w, r)
 			return
 		}
+		s.hits.Add(1)
 		if d := time.Duration(s.delay.Load()); d > 0 {
 			select {
 			case <-time.After(d):
@@ -164,7 +170,7 @@ func NewSearXNG(t testing.TB, site *Site, articles []Article) *SearXNG {
 			}
 		}
 		if st := s.Fail.Load(); st != 0 {
-			http.Error(w, "Forbidden", int(st))
+			http.Error(w, http.StatusText(int(st)), int(st))
 			return
 		}
 		if r.URL.Query().Get("format") != "json" {

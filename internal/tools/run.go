@@ -143,6 +143,30 @@ type Run struct {
 	rounds  int
 	focus   []string // the question and the queries searched: what pages are read for
 	focused map[string]bool
+	// searchErr is the failure of the run's last web search (nil when it
+	// answered), so that an answer without sources can say the search
+	// provider was the cause.
+	searchErr error
+}
+
+// NoteSearch records the outcome of a web search; Search and the
+// multi-query web search record theirs, a mode's own search tool calls
+// it.
+func (r *Run) NoteSearch(err error) {
+	if errors.Is(err, context.Canceled) {
+		return // the run is ending; that says nothing of the provider
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.searchErr = err
+}
+
+// SearchFailure is the failure of the run's last web search, nil when it
+// answered or none was made.
+func (r *Run) SearchFailure() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.searchErr
 }
 
 // SetQuestion records the run's question: pages read are cut to the
@@ -232,6 +256,7 @@ func (r *Run) Search(ctx context.Context, q Query) ([]search.Result, error) {
 	r.addFocus(q.Text)
 	r.emit(event.Event{Type: event.TypeQuery, Query: &event.Query{Query: q.Text, Total: 1, Status: event.QueryStarted, Iteration: q.Round}})
 	res, err := r.p.Search.Search(ctx, search.Query{Text: q.Text, MaxResults: q.Results, Language: q.Language})
+	r.NoteSearch(err)
 	ev := &event.Query{Query: q.Text, Total: 1, Iteration: q.Round}
 	if err != nil {
 		ev.Status, ev.Error = event.QueryError, err.Error()

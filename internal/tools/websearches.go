@@ -127,6 +127,7 @@ func MultiWebSearch(run *Run, o MultiWebSearchOptions) agent.Tool {
 				})
 			}
 			res, err := run.p.Search.Search(ctx, sq)
+			run.NoteSearch(err)
 			wg.Wait()
 			if err != nil {
 				return nil, err

@@ -133,7 +133,7 @@ func (d *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	mode.Status(sink, "agent", "Searching your documents", "")
 	var text strings.Builder
 	// An answer after searches that found nothing says so first.
-	guard := &mode.NoSources{Sink: sink, Lang: language, Count: cites.Count, NotWeb: !web, Write: func(piece string) {
+	guard := &mode.NoSources{Sink: sink, Lang: language, Count: cites.Count, NotWeb: !web, Failure: run.SearchFailure, Write: func(piece string) {
 		text.WriteString(piece)
 		sink.Emit(mode.TextDelta(piece))
 	}}

@@ -41,7 +41,7 @@ func (s *session) answer(ctx context.Context, notes string) (*mode.Result, error
 		// Nothing was found to read (search down, a filter that emptied
 		// it): the answer, its report and PDF say so first, and the model
 		// is told there is nothing to cite.
-		write(mode.Unverified(s.sink, s.lang, true, ""))
+		write(mode.Unverified(s.sink, s.lang, true, s.read.SearchFailure(), ""))
 		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: mode.NoSourcesInstruction})
 	}
 	temp := s.cfg.Temperature

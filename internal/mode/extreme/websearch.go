@@ -106,6 +106,7 @@ func (s *session) webSearch(ctx context.Context, a WebSearchArgs) (agent.Output,
 			notes = append(notes, fmt.Sprintf("no result came from %s, so these results are from the whole web", strings.Join(hosts, ", ")))
 		}
 	}
+	s.read.NoteSearch(err)
 	if err != nil {
 		if ctx.Err() != nil {
 			return agent.Output{}, ctx.Err()

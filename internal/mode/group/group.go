@@ -177,7 +177,7 @@ func (m *Mode) Run(ctx context.Context, in mode.Input, sink event.Sink) (*mode.R
 	}
 	var text strings.Builder
 	// An answer after tools that found no source says so first.
-	guard := &mode.NoSources{Sink: sink, Lang: language, Count: cites.Count,
+	guard := &mode.NoSources{Sink: sink, Lang: language, Count: cites.Count, Failure: b.run.SearchFailure,
 		Write: func(piece string) {
 			text.WriteString(piece)
 			sink.Emit(mode.TextDelta(piece))

@@ -127,7 +127,7 @@ func (s *session) publish(ctx context.Context, w *writtenReport) (*mode.Result, 
 	if s.pages.Count() == 0 {
 		// The run read nothing (search down, every page refused): the
 		// report is the model's own knowledge, and it says so first.
-		note := mode.Unverified(s.sink, s.lang, s.tools.Rounds() > 0, "")
+		note := mode.Unverified(s.sink, s.lang, s.tools.Rounds() > 0, s.tools.SearchFailure(), "")
 		text.WriteString(note)
 		s.sink.Emit(event.Event{Type: event.TypeTextDelta, Time: time.Now(), Text: note})
 	}

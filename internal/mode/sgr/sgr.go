@@ -442,7 +442,7 @@ func unverified(w *work, state string) bool {
 
 func (m *Mode) finalResult(w *work, sink event.Sink) *mode.Result {
 	if unverified(w, w.agent.State) {
-		mode.Unverified(sink, w.language(), w.agent.SearchesUsed > 0, "")
+		mode.Unverified(sink, w.language(), w.agent.SearchesUsed > 0, w.tools.SearchFailure(), "")
 	}
 	sink.Emit(textDelta(w.agent.Result))
 	res := &mode.Result{
