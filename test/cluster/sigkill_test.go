@@ -254,16 +254,16 @@ func sigkillMidStream(t *testing.T, c *cluster) {
 			paused(a)
 		}
 		if a.answer != "" {
-			// The answer goes on with the same run, after its pause. The
-			// run's stream (/api/runs/{id}/stream) is one UI message, which
-			// ends at the pause's finish: the part after the answer is
-			// followed on the answer's own response, which no
-			// Last-Event-ID resumes. Its end is checked by its state.
+			// The answer goes on with the same run, after its pause: its
+			// client follows the run's stream after the pause's finish.
 			if again := askQuestionAs(t, n, free, a.run, a.answer); again.run != a.run {
 				t.Fatalf("the answer to run %s started run %s", a.run, again.run)
 			}
+			a.mu.Lock()
+			a.finished = false
+			a.mu.Unlock()
 		}
-		if a.want == "waiting" || a.answer != "" {
+		if a.want == "waiting" {
 			continue // its client has its finish
 		}
 		wg.Go(func() {
