@@ -224,7 +224,7 @@ func sigkillMidStream(t *testing.T, c *cluster) {
 		{group: "assistant_task", question: taskText, task: true, durable: true},
 	}
 	var wg sync.WaitGroup
-	firstConn, cut := context.WithCancel(t.Context())
+	firstConn, cut := context.WithTimeout(t.Context(), 2*time.Minute) // cut at the kill
 	defer cut()
 	// An answer sent while its run still goes on would be refused: the
 	// runs that pause are read to their pause first, with a deadline.
