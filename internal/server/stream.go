@@ -56,16 +56,32 @@ func (s *Server) streamUI(w http.ResponseWriter, r *http.Request, runID string, 
 		sw.set(w)
 		live = true
 	}
+	var mu sync.Mutex // guards stream, which a message boundary replaces while keep-alives ping
 	stream := wire.NewUIStream(sw, flush)
-	stop := s.keepAlive(stream.KeepAlive)
+	current := func() *wire.UIStream {
+		mu.Lock()
+		defer mu.Unlock()
+		return stream
+	}
+	stop := s.keepAlive(func() error { return current().KeepAlive() })
 	defer stop()
 	err := s.opt.Service.Follow(r.Context(), runID, from, func(e event.Event) error {
 		if !live && e.Seq > seen {
 			sw.set(w)
 			live = true
 		}
-		if err := stream.Emit(s.safeEvent(runID, e)); err != nil && !errors.Is(err, wire.ErrInvalidEvent) {
+		if err := current().Emit(s.safeEvent(runID, e)); err != nil && !errors.Is(err, wire.ErrInvalidEvent) {
 			return err // the client is gone
+		}
+		if !live && e.Type == event.TypeFinish {
+			// A run that paused for the person and was answered logs a
+			// message per part. A client resuming after this finish had
+			// the message it ends whole, and goes on with the next one
+			// (its client reconnecting with Last-Event-ID is told how the
+			// answered part ended).
+			mu.Lock()
+			stream = wire.NewUIStream(sw, flush)
+			mu.Unlock()
 		}
 		return nil
 	})
@@ -73,7 +89,7 @@ func (s *Server) streamUI(w http.ResponseWriter, r *http.Request, runID string, 
 		s.opt.Logger.Warn("stream ended early", "run", runID, "err", err)
 	}
 	sw.set(w)
-	_ = stream.Close()
+	_ = current().Close()
 }
 
 // keepAlive calls ping every keepAliveEvery until the returned stop is

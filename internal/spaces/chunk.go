@@ -66,6 +66,10 @@ func eachChunk(blocks []block, size, overlap int, fn func(Chunk)) int {
 			// A copy: the heading is often a slice of the whole file's
 			// text, which it would otherwise keep in memory.
 			c.headings = append(c.headings, strings.Clone(oneLine(b.text)))
+		case blockParagraphs:
+			for para := range strings.SplitSeq(b.text, paraSep) {
+				c.paragraph(para, b.page)
+			}
 		default:
 			c.paragraph(b.text, b.page)
 		}

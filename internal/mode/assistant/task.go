@@ -279,11 +279,17 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 			mode.Status(sink, "task", "The task's progress could not be saved", err.Error())
 		}
 	}
+	// keep is the subtask under way that a continued run took from its
+	// checkpoint (with the outcome of the actions the person decided on),
+	// saved with the progress until its agent saves its own: a run stopped
+	// again before that goes on from it too, rather than starting the
+	// subtask over and repeating, or asking again about, what it did.
+	var keep *subtaskProgress
 	// progress shows the subtasks as an assistant_task part and saves them.
 	progress := func(subs []Subtask, state, report string) {
 		b, _ := json.Marshal(taskCheckpoint{Task: req.Task, State: state, Subtasks: subs})
 		sink.Emit(event.Event{Type: event.TypeData, Time: time.Now(), Data: &event.Data{Name: "assistant_task", ID: id, Value: b}})
-		save(taskCheckpoint{Task: req.Task, State: state, Subtasks: subs, Report: report})
+		save(taskCheckpoint{Task: req.Task, State: state, Subtasks: subs, Report: report, Current: keep})
 	}
 	names := make([]string, 0, len(ts.Tools))
 	for _, x := range ts.Tools {
@@ -314,6 +320,7 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 			return &TaskResult{Success: cp.State == "done", Report: cp.Report, Subtasks: cp.Subtasks}, nil
 		}
 		subs, current = cp.Subtasks, cp.Current
+		keep = current
 	}
 	if len(subs) > 0 {
 		done := 0
@@ -385,6 +392,7 @@ func (m *Mode) runTask(ctx context.Context, in mode.Input, req TaskRequest, ts *
 					return nil // a subtask goes on without its checkpoint (save said why)
 				},
 			}, msgs)
+			keep = nil // the subtask's agent has ended; what it did is in subs below
 			if held := g.Held(); err == nil && len(held) > 0 {
 				// The subtask waits for the person; it goes on from here.
 				wait := taskCheckpoint{Task: req.Task, State: "waiting", Subtasks: subs,

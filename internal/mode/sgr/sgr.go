@@ -238,14 +238,28 @@ func (m *Mode) open(ctx context.Context, in mode.Input, sink event.Sink) (*work,
 		}
 	}
 	from := a.State
+	resume := in.Resume
+	if resume != nil && in.Continued && (a.State != sova.AgentWaiting || tookAnswers(w.mem, resume.Answer)) {
+		// The run is executed again after its node stopped, and the agent
+		// had taken these answers (they are stored with its claim): it goes
+		// on from its last step, or waits again for its newer questions.
+		resume = nil
+	}
 	switch {
-	case in.Resume != nil:
+	case resume != nil:
 		if a.State != sova.AgentWaiting {
 			return nil, nil, fmt.Errorf("agent %s is %s, not waiting for clarification", id, a.State)
 		}
-		w.mem.Conversation = append(w.mem.Conversation, llm.Message{Role: llm.RoleUser, Content: answersMessage(in.Resume.Answer)})
+		w.mem.Conversation = append(w.mem.Conversation, llm.Message{Role: llm.RoleUser, Content: answersMessage(resume.Answer)})
 		w.mem.Questions = nil
-		status(sink, "clarification", "Continuing with your answers", clip(in.Resume.Answer, 200))
+		// Stored with the claim below: a run executed again after its
+		// node stopped finds the answers taken, whatever step it stopped at.
+		ctxJSON, err := json.Marshal(w.mem)
+		if err != nil {
+			return nil, nil, fmt.Errorf("agent %s: %w", id, err)
+		}
+		a.Context = ctxJSON
+		status(sink, "clarification", "Continuing with your answers", clip(resume.Answer, 200))
 	case a.State == sova.AgentCompleted || a.State == sova.AgentFailed && lastTool(w.mem.Steps) == ToolFinalAnswer:
 		// The run was executed again after the agent answered: answer as
 		// before (an agent that answered it could not do the task counts).
@@ -267,6 +281,18 @@ func (m *Mode) open(ctx context.Context, in mode.Input, sink event.Sink) (*work,
 		return nil, nil, fmt.Errorf("claiming agent %s: %w", id, err)
 	}
 	return w, nil, nil
+}
+
+// tookAnswers says whether the agent's conversation holds answer as the
+// person's answers to its questions.
+func tookAnswers(mem memory, answer string) bool {
+	want := answersMessage(answer)
+	for _, m := range mem.Conversation {
+		if m.Role == llm.RoleUser && m.Content == want {
+			return true
+		}
+	}
+	return false
 }
 
 // create starts a new agent for the task.
