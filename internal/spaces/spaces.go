@@ -347,6 +347,11 @@ func (s *Service) Add(ctx context.Context, userID, spaceID string, files []File,
 		if err := g.Wait(); err != nil {
 			return results[:start], err
 		}
+		if s.embed != nil {
+			if err := s.embedWindow(ctx, items); err != nil {
+				return results[:start], err
+			}
+		}
 		unlock, err := s.lock(ctx, spaceID)
 		if err != nil {
 			return results[:start], err
@@ -521,7 +526,7 @@ func (s *Service) prepare(ctx context.Context, f File, known map[string]sova.Doc
 	if err != nil {
 		return fail(err)
 	}
-	return s.chunked(ctx, name, format, size, digest, old, exists, doc)
+	return s.chunked(name, format, size, digest, old, exists, doc)
 }
 
 // prepareStreamed is prepare for a file parsed in a worker (PDF, DOCX,
@@ -553,7 +558,7 @@ func (s *Service) prepareStreamed(ctx context.Context, f File, name string, form
 	if !bytes.Equal(again, sum) {
 		return fail(fmt.Errorf("%s: the file changed while it was read", name))
 	}
-	return s.chunked(ctx, name, format, size, digest, old, exists, doc)
+	return s.chunked(name, format, size, digest, old, exists, doc)
 }
 
 // hashFile reads f to its end, within the size limit, and returns its
@@ -596,7 +601,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // chunked makes the prepared document of a parsed file: its chunks (and
 // their vectors, with an embedding model), or its blocks to be chunked as
 // they are indexed.
-func (s *Service) chunked(ctx context.Context, name string, format Format, size int64, digest string, old sova.Document, exists bool, doc *parsed) *prepared {
+func (s *Service) chunked(name string, format Format, size int64, digest string, old sova.Document, exists bool, doc *parsed) *prepared {
 	fail := func(err error) *prepared { return &prepared{err: err} }
 	// A replaced document keeps its ID; the chunks are indexed under it
 	// before the row is written.
@@ -625,6 +630,8 @@ func (s *Service) chunked(ctx context.Context, name string, format Format, size 
 		}
 		return p
 	}
+	// The vectors are made for the whole window of files at once
+	// (embedWindow), so that short documents share requests.
 	chunks := chunkBlocks(doc.blocks, s.cfg.ChunkChars, s.cfg.ChunkOverlap)
 	if len(chunks) == 0 {
 		return fail(fmt.Errorf("%s: %w", name, ErrNoText))
@@ -633,16 +640,103 @@ func (s *Service) chunked(ctx context.Context, name string, format Format, size 
 	for _, c := range chunks {
 		p.textBytes += len(c.Text)
 	}
-	texts := make([]string, len(chunks))
-	for i, c := range chunks {
-		texts[i] = clipBytes(indexedText(doc.title, c.Heading, c.Text), maxEmbedChars)
-	}
-	vectors, err := s.embedAll(ctx, texts)
-	if err != nil {
-		return fail(fmt.Errorf("%s: embedding: %w", name, err))
-	}
-	p.vectors = vectors
 	return p
+}
+
+// embedTexts are the texts a prepared document's chunks are embedded by.
+func (p *prepared) embedTexts() []string {
+	texts := make([]string, len(p.chunks))
+	for i, c := range p.chunks {
+		texts[i] = clipBytes(indexedText(p.doc.Title, c.Heading, c.Text), maxEmbedChars)
+	}
+	return texts
+}
+
+// embedWindow makes the vectors of a window of prepared files. The
+// passages of all its documents go to the embedding model in requests of
+// up to EmbedBatch, several at a time: a request per document would cost
+// a round trip per short document. A document whose request failed is
+// embedded again on its own when the request also held others, so that
+// one document the model refuses fails alone; a document that fails on
+// its own is reported failed. Only a cancelled ctx is returned.
+func (s *Service) embedWindow(ctx context.Context, items []*prepared) error {
+	type ref struct {
+		p   *prepared
+		seq int // index into p.chunks
+	}
+	var (
+		refs  []ref
+		texts []string
+	)
+	for _, p := range items {
+		if p == nil || p.err != nil || p.unchanged != nil || p.chunks == nil {
+			continue
+		}
+		p.vectors = make([][]float32, len(p.chunks))
+		for i, t := range p.embedTexts() {
+			refs = append(refs, ref{p, i})
+			texts = append(texts, t)
+		}
+	}
+	type failure struct {
+		err    error
+		shared bool // a failed request held other documents too
+	}
+	var (
+		mu     sync.Mutex
+		failed = map[*prepared]failure{}
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.cfg.Workers)
+	for start := 0; start < len(texts); start += s.cfg.EmbedBatch {
+		end := min(start+s.cfg.EmbedBatch, len(texts))
+		g.Go(func() error {
+			vecs, err := s.embedPart(gctx, texts[start:end])
+			if err != nil {
+				if ctxErr := gctx.Err(); ctxErr != nil {
+					return ctxErr
+				}
+				shared := refs[start].p != refs[end-1].p
+				mu.Lock()
+				for _, r := range refs[start:end] {
+					failed[r.p] = failure{err: err, shared: shared || failed[r.p].shared}
+				}
+				mu.Unlock()
+				return nil
+			}
+			for k, v := range vecs {
+				r := refs[start+k]
+				r.p.vectors[r.seq] = v
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(s.cfg.Workers)
+	for p, f := range failed {
+		g.Go(func() error {
+			err := f.err
+			if f.shared {
+				var vecs [][]float32
+				if vecs, err = s.embedAll(gctx, p.embedTexts()); err == nil {
+					p.vectors = vecs
+					return nil
+				}
+				if ctxErr := gctx.Err(); ctxErr != nil {
+					return ctxErr
+				}
+			}
+			*p = prepared{err: fmt.Errorf("%s: embedding: %w", p.doc.Name, err)}
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 func (s *Service) read(f File) ([]byte, error) {
@@ -702,17 +796,25 @@ var ErrTooLarge = errors.New("file too large")
 func (s *Service) embedAll(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += s.cfg.EmbedBatch {
-		part := texts[start:min(start+s.cfg.EmbedBatch, len(texts))]
-		vecs, err := s.embed.Embed(ctx, part)
+		vecs, err := s.embedPart(ctx, texts[start:min(start+s.cfg.EmbedBatch, len(texts))])
 		if err != nil {
 			return nil, err
-		}
-		if len(vecs) != len(part) {
-			return nil, fmt.Errorf("the embedding model returned %d vectors for %d texts", len(vecs), len(part))
 		}
 		out = append(out, vecs...)
 	}
 	return out, nil
+}
+
+// embedPart embeds texts in one call to the model.
+func (s *Service) embedPart(ctx context.Context, texts []string) ([][]float32, error) {
+	vecs, err := s.embed.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("the embedding model returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	return vecs, nil
 }
 
 // CleanName checks a document name: forward slashes, no empty, "." or
