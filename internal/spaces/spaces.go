@@ -879,40 +879,32 @@ func (s *Service) write(ctx context.Context, userID, spaceID string, batch []*pr
 }
 
 // putChunks indexes the chunks of a batch of documents in steps of at
-// most indexStepChunks chunks, each in parallel parts: each part builds
-// its index segment on its own core. One step for a whole large document
-// would hold the index's analysis of all its chunks at once (about 15×
-// the text for a 50 MiB file); the steps are invisible until the store
-// names the version (see write), so a failure midway leaves the space as
-// it was once write removes the version.
+// most indexStepBytes of text, each one index segment. One step for a
+// whole large document would hold the index's analysis of all its chunks
+// at once (about 15× the text for a 50 MiB file); the steps are invisible
+// until the store names the version (see write), so a failure midway
+// leaves the space as it was once write removes the version.
 func (s *Service) putChunks(ctx context.Context, spaceID string, batch []*prepared) error {
-	// Parts of at least partChunks chunks: smaller segments would cost
-	// more in merging than they save.
-	const partChunks = 512
-	workers := max(1, min(s.cfg.Workers, indexStepChunks/partChunks))
-	var step []IndexedChunk
+	var (
+		step []IndexedChunk
+		size int
+		err  error
+	)
 	flush := func() error {
 		if len(step) == 0 {
 			return nil
 		}
-		parts := max(1, min(workers, len(step)/partChunks))
-		per := (len(step) + parts - 1) / parts
-		g, gctx := errgroup.WithContext(ctx)
-		for start := 0; start < len(step); start += per {
-			b := &Batch{Put: step[start:min(start+per, len(step))]}
-			g.Go(func() error { return s.index.Apply(gctx, spaceID, b) })
-		}
-		err := g.Wait()
-		step = step[:0]
+		err := s.index.Apply(ctx, spaceID, &Batch{Put: step})
+		step, size = step[:0], 0
 		return err
 	}
-	var err error
 	put := func(ic IndexedChunk) {
 		if err != nil {
 			return
 		}
 		step = append(step, ic)
-		if len(step) >= indexStepChunks {
+		size += len(ic.Title) + len(ic.Heading) + len(ic.Text)
+		if size >= indexStepBytes {
 			err = flush()
 		}
 	}
@@ -937,8 +929,14 @@ func (s *Service) putChunks(ctx context.Context, spaceID string, batch []*prepar
 	return flush()
 }
 
-// indexStepChunks bounds the chunks indexed in one step (putChunks).
-const indexStepChunks = 512
+// indexStepBytes bounds the text indexed in one step (putChunks). It is
+// counted in bytes, not chunks: the analysis a step holds grows with its
+// text, while every segment costs merging later: a step of 512 chunks
+// cut the short chunks of short documents into twice the segments their
+// text needed. A MiB is what 512 chunks of Russian text at the default
+// size came to, so large documents are indexed in steps of the same
+// memory as before.
+const indexStepBytes = 1 << 20
 
 // removeVersions drops chunks from the index after the store no longer
 // names them. A failure only leaves invisible leftovers, so it is logged
