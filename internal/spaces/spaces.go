@@ -21,6 +21,7 @@ package spaces
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -33,6 +34,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sova-ai/sova"
@@ -79,7 +81,7 @@ const (
 	DefaultChunkChars   = 1200
 	DefaultChunkOverlap = 150
 	DefaultMaxFileBytes = 50 << 20
-	defaultBatchFiles   = 256
+	defaultBatchFiles   = 1024
 	defaultBatchBytes   = 32 << 20
 	defaultEmbedBatch   = 64
 	// maxEmbedChars bounds the text of one chunk sent for embedding.
@@ -275,7 +277,7 @@ type AddOptions struct {
 // document of that name is left as it is; a changed one replaces its
 // chunks. Files that cannot be read are reported as failed and skipped.
 // The rest are written in batches (all at once unless there are more
-// than a few hundred files or tens of MiB of text); each batch is atomic
+// than a thousand files or tens of MiB of text); each batch is atomic
 // in the store and the index together. The returned error is set when a
 // batch could not be written; the results then cover the files
 // processed so far, and the failed batch left the space as it was.
@@ -324,18 +326,40 @@ func (s *Service) Add(ctx context.Context, userID, spaceID string, files []File,
 		}
 	}
 	for start := 0; start < len(files); {
-		// Read the next window of files in parallel, without the lock.
+		// Read the next window of files in parallel, without the lock: up
+		// to BatchFiles files, fewer once BatchBytes of text has been read
+		// (reads already going finish), so that a window of many short
+		// files is written in one batch and one of large files is bounded.
 		end := min(start+s.cfg.BatchFiles, len(files))
 		items := make([]*prepared, end-start)
 		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(s.cfg.Workers)
-		var onRead sync.Mutex
+		var (
+			onRead sync.Mutex
+			text   atomic.Int64
+			// A slot is taken before the text read so far is looked
+			// at, so that the reads it waited for count.
+			slots = make(chan struct{}, s.cfg.Workers)
+		)
+	window:
 		for i := start; i < end; i++ {
 			if skip[i] {
 				continue
 			}
+			select {
+			case slots <- struct{}{}:
+			case <-gctx.Done():
+				break window
+			}
+			if text.Load() >= int64(s.cfg.BatchBytes) {
+				<-slots
+				end = i
+				break
+			}
 			g.Go(func() error {
-				items[i-start] = s.prepare(gctx, files[i], known)
+				defer func() { <-slots }()
+				p := s.prepare(gctx, files[i], known)
+				items[i-start] = p
+				text.Add(int64(p.textBytes))
 				if opt.OnRead != nil {
 					onRead.Lock()
 					opt.OnRead(files[i].Name)
@@ -344,9 +368,10 @@ func (s *Service) Add(ctx context.Context, userID, spaceID string, files []File,
 				return gctx.Err()
 			})
 		}
-		if err := g.Wait(); err != nil {
+		if err := cmp.Or(g.Wait(), ctx.Err()); err != nil {
 			return results[:start], err
 		}
+		items = items[:end-start]
 		if s.embed != nil {
 			if err := s.embedWindow(ctx, items); err != nil {
 				return results[:start], err

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+
+	"github.com/sova-ai/sova"
 
 	"github.com/sova-ai/sova/internal/llm"
 	"github.com/sova-ai/sova/internal/llm/llmtest"
@@ -152,5 +156,52 @@ func TestEmbeddingRefusalFailsOneDocument(t *testing.T) {
 	res = e.add(t, sp.ID, BytesFile("solo.md", []byte("# Solo\n\nA xylophone solo.\n")))
 	if res[0].Status != StatusFailed || len(emb.calls) != 1 {
 		t.Errorf("solo: %s after %d calls; want failed after 1", res[0].Status, len(emb.calls))
+	}
+}
+
+// readCountingStore records, at each PutDocuments, how many files had
+// been read.
+type readCountingStore struct {
+	store.Store
+	read   *atomic.Int32
+	atPuts []int32
+}
+
+func (s *readCountingStore) PutDocuments(ctx context.Context, userID, spaceID string, docs []*sova.Document, apply func([]sova.Document) error) error {
+	s.atPuts = append(s.atPuts, s.read.Load())
+	return s.Store.PutDocuments(ctx, userID, spaceID, docs, apply)
+}
+
+// A window of files ends once BatchBytes of text has been read: the
+// files read are written before more are read.
+func TestWindowBoundedByText(t *testing.T) {
+	var read atomic.Int32
+	rec := &readCountingStore{read: &read}
+	e := newEnv(t, Config{BatchBytes: 50, Workers: 1}, nil, func(st store.Store, idx Index) (store.Store, Index) {
+		rec.Store = st
+		return rec, idx
+	})
+	sp := e.space(t, "Words")
+	var files []File
+	for _, w := range []string{"alpha", "bravo", "charlie", "delta", "echo"} {
+		files = append(files, BytesFile(w+".txt", []byte("The code word of this file is "+w+".")))
+	}
+	res, err := e.svc.Add(t.Context(), user, sp.ID, files, AddOptions{OnRead: func(string) { read.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(res); !slices.Equal(got, []string{"alpha.txt:added", "bravo.txt:added", "charlie.txt:added", "delta.txt:added", "echo.txt:added"}) {
+		t.Fatalf("statuses = %v", got)
+	}
+	// Each file is 36 bytes: windows of two files (the second passes 50
+	// bytes), each written in two batches of one (BatchBytes bounds
+	// those too).
+	if want := []int32{2, 2, 4, 4, 5}; !slices.Equal(rec.atPuts, want) {
+		t.Errorf("files read at each write: %v; want %v", rec.atPuts, want)
+	}
+	for _, w := range []string{"alpha", "charlie", "echo"} {
+		if got := e.found(t, sp.ID, w); !slices.Equal(got, []string{w + ".txt"}) {
+			t.Errorf("%s: found %v", w, got)
+		}
 	}
 }
