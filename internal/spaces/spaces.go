@@ -958,10 +958,10 @@ func (s *Service) putChunks(ctx context.Context, spaceID string, batch []*prepar
 // counted in bytes, not chunks: the analysis a step holds grows with its
 // text, while every segment costs merging later: a step of 512 chunks
 // cut the short chunks of short documents into twice the segments their
-// text needed. A MiB is what 512 chunks of Russian text at the default
-// size came to, so large documents are indexed in steps of the same
-// memory as before.
-const indexStepBytes = 1 << 20
+// text needed. 512 chunks of Russian text at the default size come to
+// about 870 KiB, so a large document is indexed in steps of no more
+// memory than before (TestUploadPeakMemory sits close to its bound).
+const indexStepBytes = 768 << 10
 
 // removeVersions drops chunks from the index after the store no longer
 // names them. A failure only leaves invisible leftovers, so it is logged
