@@ -60,8 +60,8 @@ type Config struct {
 	ChunkOverlap int
 	// MaxFileBytes is the largest file taken (SOVA_SPACES_MAX_FILE_BYTES).
 	MaxFileBytes int64
-	// BatchFiles and BatchBytes bound one atomic batch when many files are
-	// added at once.
+	// BatchFiles and BatchBytes bound a window of files read at once
+	// (files, and text read), and BatchBytes one atomic batch written.
 	BatchFiles int
 	BatchBytes int
 	// EmbedBatch is how many texts go to the embedding model per call.
@@ -623,9 +623,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// chunked makes the prepared document of a parsed file: its chunks (and
-// their vectors, with an embedding model), or its blocks to be chunked as
-// they are indexed.
+// chunked makes the prepared document of a parsed file: its chunks (with
+// an embedding model; embedWindow makes their vectors), or its blocks to
+// be chunked as they are indexed.
 func (s *Service) chunked(name string, format Format, size int64, digest string, old sova.Document, exists bool, doc *parsed) *prepared {
 	fail := func(err error) *prepared { return &prepared{err: err} }
 	// A replaced document keeps its ID; the chunks are indexed under it
