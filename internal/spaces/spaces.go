@@ -21,6 +21,7 @@ package spaces
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -33,6 +34,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sova-ai/sova"
@@ -58,8 +60,8 @@ type Config struct {
 	ChunkOverlap int
 	// MaxFileBytes is the largest file taken (SOVA_SPACES_MAX_FILE_BYTES).
 	MaxFileBytes int64
-	// BatchFiles and BatchBytes bound one atomic batch when many files are
-	// added at once.
+	// BatchFiles and BatchBytes bound a window of files read at once
+	// (files, and text read), and BatchBytes one atomic batch written.
 	BatchFiles int
 	BatchBytes int
 	// EmbedBatch is how many texts go to the embedding model per call.
@@ -79,7 +81,7 @@ const (
 	DefaultChunkChars   = 1200
 	DefaultChunkOverlap = 150
 	DefaultMaxFileBytes = 50 << 20
-	defaultBatchFiles   = 256
+	defaultBatchFiles   = 1024
 	defaultBatchBytes   = 32 << 20
 	defaultEmbedBatch   = 64
 	// maxEmbedChars bounds the text of one chunk sent for embedding.
@@ -275,7 +277,7 @@ type AddOptions struct {
 // document of that name is left as it is; a changed one replaces its
 // chunks. Files that cannot be read are reported as failed and skipped.
 // The rest are written in batches (all at once unless there are more
-// than a few hundred files or tens of MiB of text); each batch is atomic
+// than a thousand files or tens of MiB of text); each batch is atomic
 // in the store and the index together. The returned error is set when a
 // batch could not be written; the results then cover the files
 // processed so far, and the failed batch left the space as it was.
@@ -324,18 +326,40 @@ func (s *Service) Add(ctx context.Context, userID, spaceID string, files []File,
 		}
 	}
 	for start := 0; start < len(files); {
-		// Read the next window of files in parallel, without the lock.
+		// Read the next window of files in parallel, without the lock: up
+		// to BatchFiles files, fewer once BatchBytes of text has been read
+		// (reads already going finish), so that a window of many short
+		// files is written in one batch and one of large files is bounded.
 		end := min(start+s.cfg.BatchFiles, len(files))
 		items := make([]*prepared, end-start)
 		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(s.cfg.Workers)
-		var onRead sync.Mutex
+		var (
+			onRead sync.Mutex
+			text   atomic.Int64
+			// A slot is taken before the text read so far is looked
+			// at, so that the reads it waited for count.
+			slots = make(chan struct{}, s.cfg.Workers)
+		)
+	window:
 		for i := start; i < end; i++ {
 			if skip[i] {
 				continue
 			}
+			select {
+			case slots <- struct{}{}:
+			case <-gctx.Done():
+				break window
+			}
+			if text.Load() >= int64(s.cfg.BatchBytes) {
+				<-slots
+				end = i
+				break
+			}
 			g.Go(func() error {
-				items[i-start] = s.prepare(gctx, files[i], known)
+				defer func() { <-slots }()
+				p := s.prepare(gctx, files[i], known)
+				items[i-start] = p
+				text.Add(int64(p.textBytes))
 				if opt.OnRead != nil {
 					onRead.Lock()
 					opt.OnRead(files[i].Name)
@@ -344,8 +368,14 @@ func (s *Service) Add(ctx context.Context, userID, spaceID string, files []File,
 				return gctx.Err()
 			})
 		}
-		if err := g.Wait(); err != nil {
+		if err := cmp.Or(g.Wait(), ctx.Err()); err != nil {
 			return results[:start], err
+		}
+		items = items[:end-start]
+		if s.embed != nil {
+			if err := s.embedWindow(ctx, items); err != nil {
+				return results[:start], err
+			}
 		}
 		unlock, err := s.lock(ctx, spaceID)
 		if err != nil {
@@ -521,7 +551,7 @@ func (s *Service) prepare(ctx context.Context, f File, known map[string]sova.Doc
 	if err != nil {
 		return fail(err)
 	}
-	return s.chunked(ctx, name, format, size, digest, old, exists, doc)
+	return s.chunked(name, format, size, digest, old, exists, doc)
 }
 
 // prepareStreamed is prepare for a file parsed in a worker (PDF, DOCX,
@@ -553,7 +583,7 @@ func (s *Service) prepareStreamed(ctx context.Context, f File, name string, form
 	if !bytes.Equal(again, sum) {
 		return fail(fmt.Errorf("%s: the file changed while it was read", name))
 	}
-	return s.chunked(ctx, name, format, size, digest, old, exists, doc)
+	return s.chunked(name, format, size, digest, old, exists, doc)
 }
 
 // hashFile reads f to its end, within the size limit, and returns its
@@ -593,10 +623,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// chunked makes the prepared document of a parsed file: its chunks (and
-// their vectors, with an embedding model), or its blocks to be chunked as
-// they are indexed.
-func (s *Service) chunked(ctx context.Context, name string, format Format, size int64, digest string, old sova.Document, exists bool, doc *parsed) *prepared {
+// chunked makes the prepared document of a parsed file: its chunks (with
+// an embedding model; embedWindow makes their vectors), or its blocks to
+// be chunked as they are indexed.
+func (s *Service) chunked(name string, format Format, size int64, digest string, old sova.Document, exists bool, doc *parsed) *prepared {
 	fail := func(err error) *prepared { return &prepared{err: err} }
 	// A replaced document keeps its ID; the chunks are indexed under it
 	// before the row is written.
@@ -625,6 +655,8 @@ func (s *Service) chunked(ctx context.Context, name string, format Format, size 
 		}
 		return p
 	}
+	// The vectors are made for the whole window of files at once
+	// (embedWindow), so that short documents share requests.
 	chunks := chunkBlocks(doc.blocks, s.cfg.ChunkChars, s.cfg.ChunkOverlap)
 	if len(chunks) == 0 {
 		return fail(fmt.Errorf("%s: %w", name, ErrNoText))
@@ -633,16 +665,103 @@ func (s *Service) chunked(ctx context.Context, name string, format Format, size 
 	for _, c := range chunks {
 		p.textBytes += len(c.Text)
 	}
-	texts := make([]string, len(chunks))
-	for i, c := range chunks {
-		texts[i] = clipBytes(indexedText(doc.title, c.Heading, c.Text), maxEmbedChars)
-	}
-	vectors, err := s.embedAll(ctx, texts)
-	if err != nil {
-		return fail(fmt.Errorf("%s: embedding: %w", name, err))
-	}
-	p.vectors = vectors
 	return p
+}
+
+// embedTexts are the texts a prepared document's chunks are embedded by.
+func (p *prepared) embedTexts() []string {
+	texts := make([]string, len(p.chunks))
+	for i, c := range p.chunks {
+		texts[i] = clipBytes(indexedText(p.doc.Title, c.Heading, c.Text), maxEmbedChars)
+	}
+	return texts
+}
+
+// embedWindow makes the vectors of a window of prepared files. The
+// passages of all its documents go to the embedding model in requests of
+// up to EmbedBatch, several at a time: a request per document would cost
+// a round trip per short document. A document whose request failed is
+// embedded again on its own when the request also held others, so that
+// one document the model refuses fails alone; a document that fails on
+// its own is reported failed. Only a cancelled ctx is returned.
+func (s *Service) embedWindow(ctx context.Context, items []*prepared) error {
+	type ref struct {
+		p   *prepared
+		seq int // index into p.chunks
+	}
+	var (
+		refs  []ref
+		texts []string
+	)
+	for _, p := range items {
+		if p == nil || p.err != nil || p.unchanged != nil || p.chunks == nil {
+			continue
+		}
+		p.vectors = make([][]float32, len(p.chunks))
+		for i, t := range p.embedTexts() {
+			refs = append(refs, ref{p, i})
+			texts = append(texts, t)
+		}
+	}
+	type failure struct {
+		err    error
+		shared bool // a failed request held other documents too
+	}
+	var (
+		mu     sync.Mutex
+		failed = map[*prepared]failure{}
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.cfg.Workers)
+	for start := 0; start < len(texts); start += s.cfg.EmbedBatch {
+		end := min(start+s.cfg.EmbedBatch, len(texts))
+		g.Go(func() error {
+			vecs, err := s.embedPart(gctx, texts[start:end])
+			if err != nil {
+				if ctxErr := gctx.Err(); ctxErr != nil {
+					return ctxErr
+				}
+				shared := refs[start].p != refs[end-1].p
+				mu.Lock()
+				for _, r := range refs[start:end] {
+					failed[r.p] = failure{err: err, shared: shared || failed[r.p].shared}
+				}
+				mu.Unlock()
+				return nil
+			}
+			for k, v := range vecs {
+				r := refs[start+k]
+				r.p.vectors[r.seq] = v
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(s.cfg.Workers)
+	for p, f := range failed {
+		g.Go(func() error {
+			err := f.err
+			if f.shared {
+				var vecs [][]float32
+				if vecs, err = s.embedAll(gctx, p.embedTexts()); err == nil {
+					p.vectors = vecs
+					return nil
+				}
+				if ctxErr := gctx.Err(); ctxErr != nil {
+					return ctxErr
+				}
+			}
+			*p = prepared{err: fmt.Errorf("%s: embedding: %w", p.doc.Name, err)}
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 func (s *Service) read(f File) ([]byte, error) {
@@ -702,17 +821,25 @@ var ErrTooLarge = errors.New("file too large")
 func (s *Service) embedAll(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += s.cfg.EmbedBatch {
-		part := texts[start:min(start+s.cfg.EmbedBatch, len(texts))]
-		vecs, err := s.embed.Embed(ctx, part)
+		vecs, err := s.embedPart(ctx, texts[start:min(start+s.cfg.EmbedBatch, len(texts))])
 		if err != nil {
 			return nil, err
-		}
-		if len(vecs) != len(part) {
-			return nil, fmt.Errorf("the embedding model returned %d vectors for %d texts", len(vecs), len(part))
 		}
 		out = append(out, vecs...)
 	}
 	return out, nil
+}
+
+// embedPart embeds texts in one call to the model.
+func (s *Service) embedPart(ctx context.Context, texts []string) ([][]float32, error) {
+	vecs, err := s.embed.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("the embedding model returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	return vecs, nil
 }
 
 // CleanName checks a document name: forward slashes, no empty, "." or
@@ -777,40 +904,32 @@ func (s *Service) write(ctx context.Context, userID, spaceID string, batch []*pr
 }
 
 // putChunks indexes the chunks of a batch of documents in steps of at
-// most indexStepChunks chunks, each in parallel parts: each part builds
-// its index segment on its own core. One step for a whole large document
-// would hold the index's analysis of all its chunks at once (about 15×
-// the text for a 50 MiB file); the steps are invisible until the store
-// names the version (see write), so a failure midway leaves the space as
-// it was once write removes the version.
+// most indexStepBytes of text, each one index segment. One step for a
+// whole large document would hold the index's analysis of all its chunks
+// at once (about 15× the text for a 50 MiB file); the steps are invisible
+// until the store names the version (see write), so a failure midway
+// leaves the space as it was once write removes the version.
 func (s *Service) putChunks(ctx context.Context, spaceID string, batch []*prepared) error {
-	// Parts of at least partChunks chunks: smaller segments would cost
-	// more in merging than they save.
-	const partChunks = 512
-	workers := max(1, min(s.cfg.Workers, indexStepChunks/partChunks))
-	var step []IndexedChunk
+	var (
+		step []IndexedChunk
+		size int
+		err  error
+	)
 	flush := func() error {
 		if len(step) == 0 {
 			return nil
 		}
-		parts := max(1, min(workers, len(step)/partChunks))
-		per := (len(step) + parts - 1) / parts
-		g, gctx := errgroup.WithContext(ctx)
-		for start := 0; start < len(step); start += per {
-			b := &Batch{Put: step[start:min(start+per, len(step))]}
-			g.Go(func() error { return s.index.Apply(gctx, spaceID, b) })
-		}
-		err := g.Wait()
-		step = step[:0]
+		err := s.index.Apply(ctx, spaceID, &Batch{Put: step})
+		step, size = step[:0], 0
 		return err
 	}
-	var err error
 	put := func(ic IndexedChunk) {
 		if err != nil {
 			return
 		}
 		step = append(step, ic)
-		if len(step) >= indexStepChunks {
+		size += len(ic.Title) + len(ic.Heading) + len(ic.Text)
+		if size >= indexStepBytes {
 			err = flush()
 		}
 	}
@@ -835,8 +954,14 @@ func (s *Service) putChunks(ctx context.Context, spaceID string, batch []*prepar
 	return flush()
 }
 
-// indexStepChunks bounds the chunks indexed in one step (putChunks).
-const indexStepChunks = 512
+// indexStepBytes bounds the text indexed in one step (putChunks). It is
+// counted in bytes, not chunks: the analysis a step holds grows with its
+// text, while every segment costs merging later: a step of 512 chunks
+// cut the short chunks of short documents into twice the segments their
+// text needed. 512 chunks of Russian text at the default size come to
+// about 870 KiB, so a large document is indexed in steps of no more
+// memory than before (TestUploadPeakMemory sits close to its bound).
+const indexStepBytes = 768 << 10
 
 // removeVersions drops chunks from the index after the store no longer
 // names them. A failure only leaves invisible leftovers, so it is logged
