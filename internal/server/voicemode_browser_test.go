@@ -476,6 +476,8 @@ func TestBrowserVoiceModeUpstream(t *testing.T) {
 	if me.Usage.Messages.Used != 3 || me.Usage.Messages.Limit != 20 {
 		t.Errorf("usage after three turns: %+v", me.Usage.Messages)
 	}
+	// The sidebar says so too, without a reload.
+	tb.wait(`document.querySelector('#account-usage')?.textContent.startsWith('17 of 20')`, "the sidebar's usage line after the voice turns")
 	if n := up.Pending(); n != 0 {
 		t.Errorf("%d scripted replies were not asked for", n)
 	}

@@ -88,6 +88,29 @@ export function showSignIn() {
   name.focus();
 }
 
+// usageText is what the sidebar says of a limit, or '' where there is none.
+function usageText(key, u) {
+  if (!u || typeof u.limit !== 'number' || u.limit < 0) return '';
+  const args = { left: String(u.left), limit: String(u.limit) };
+  if (key === 'usageLeft') args.reset = new Date(u.resets).toLocaleString();
+  return t(key, args);
+}
+
+// refreshUsage redraws what the sidebar says is left of the person's
+// limits: after each question or voice turn the count has moved.
+export async function refreshUsage() {
+  const line = document.getElementById('account-usage');
+  const long = document.getElementById('account-long-usage');
+  if (!line && !long) return;
+  try {
+    const me = await currentUser();
+    if (line) line.textContent = usageText('usageLeft', me?.usage?.messages) || line.textContent;
+    if (long) long.textContent = usageText('longLeft', me?.usage?.extreme) || long.textContent;
+  } catch {
+    // The line keeps its last figure; the next answer tries again.
+  }
+}
+
 // accountFoot adds the person's name, what is left of their limit and a
 // sign-out item to the sidebar's foot.
 export function accountFoot(foot, me, toast) {
@@ -98,15 +121,10 @@ export function accountFoot(foot, me, toast) {
   }
   if (me.kind !== 'account') return;
   const items = [h('span', { class: 'account-name', id: 'account-name' }, me.name || '')];
-  const u = me.usage && me.usage.messages;
-  if (u && typeof u.limit === 'number' && u.limit >= 0) {
-    const reset = new Date(u.resets).toLocaleString();
-    items.push(h('span', { class: 'account-usage', id: 'account-usage' }, t('usageLeft', { left: String(u.left), limit: String(u.limit), reset })));
-  }
-  const x = me.usage && me.usage.extreme;
-  if (x && typeof x.limit === 'number' && x.limit >= 0) {
-    items.push(h('span', { class: 'account-usage', id: 'account-long-usage' }, t('longLeft', { left: String(x.left), limit: String(x.limit) })));
-  }
+  const used = usageText('usageLeft', me.usage?.messages);
+  if (used) items.push(h('span', { class: 'account-usage', id: 'account-usage' }, used));
+  const long = usageText('longLeft', me.usage?.extreme);
+  if (long) items.push(h('span', { class: 'account-usage', id: 'account-long-usage' }, long));
   items.push(settingsButton(toast));
   const out = h('button', { class: 'icon-btn sign-out', id: 'sign-out', type: 'button' }, t('signOut'));
   out.addEventListener('click', async () => {

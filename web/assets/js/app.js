@@ -12,7 +12,7 @@ import { SpacesPanel } from './spaces.js';
 import { Attachments } from './attach.js';
 import { ShareButton } from './sharebtn.js';
 import { MemoriesPanel } from './memories.js';
-import { currentUser, showSignIn, accountFoot } from './account.js';
+import { currentUser, showSignIn, accountFoot, refreshUsage } from './account.js';
 import { setupBanner } from './setup.js';
 import { attachVersions, editInPlace } from './versions.js';
 import { modelPicker } from './modelpicker.js';
@@ -439,6 +439,7 @@ async function runLive(turn, open) {
     if (state.live === live) state.live = null;
     updateSendButton();
     if (live.chatId) refreshTitles(live.chatId);
+    refreshUsage();
   }
 }
 
@@ -505,7 +506,10 @@ async function refreshTitles(chatId) {
 // ---- chats ----
 
 // The voice mode keeps its conversation as a chat (views/voicemode.js).
-document.addEventListener('sova:chats-changed', () => loadChats());
+document.addEventListener('sova:chats-changed', () => {
+  loadChats();
+  refreshUsage();
+});
 
 async function loadChats() {
   try {
